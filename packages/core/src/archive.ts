@@ -1,0 +1,18 @@
+import type { ArchiveRecord, Store } from './store.ts';
+
+/** Read access to a session's evicted entries, byte-identical to what was evicted. */
+export interface ArchiveApi {
+  get(ref: string): Promise<ArchiveRecord | undefined>;
+  /** Records with `from <= seq <= to`, ordered by seq. */
+  range(from: number, to: number): Promise<ArchiveRecord[]>;
+  /** Case-insensitive text search, ordered by seq. Default limit 20. */
+  search(text: string, options?: { limit?: number }): Promise<ArchiveRecord[]>;
+}
+
+export function archiveApi(store: Store, sessionId: string): ArchiveApi {
+  return {
+    get: (ref) => store.getArchive(sessionId, ref),
+    range: (from, to) => store.rangeArchive(sessionId, from, to),
+    search: (text, options) => store.searchArchive(sessionId, text, options?.limit ?? 20),
+  };
+}

@@ -1,0 +1,44 @@
+import { type BatonOptions, type ResolvedOptions, resolveOptions } from './options.ts';
+import { type Engine, Session } from './session.ts';
+import { defaultStages } from './stages/index.ts';
+import { TokenCounter } from './token-counter.ts';
+
+/** A configured Baton: hands out one `Session` per conversation id. */
+export interface Baton {
+  readonly options: ResolvedOptions;
+  /** The session for a conversation id (the same object for the same id). */
+  session(id: string): Session;
+}
+
+/**
+ * Creates a Baton. Options are validated once, here; a bad option throws `BatonConfigError`.
+ *
+ * @example
+ * const baton = createBaton({ model: 'gpt-4o' }); // 128k window, thresholds 0.64 / 0.8 / 0.5 / 0.9
+ * const prepared = await baton.session('chat-1').prepare({ entries: fromOpenAIChat(messages), system });
+ */
+export function createBaton(options: BatonOptions): Baton {
+  const resolved = resolveOptions(options);
+  const engine: Engine = {
+    options: resolved,
+    counter: new TokenCounter(resolved.tokenizer, resolved.opaqueTokens),
+    stages: resolved.stages ?? defaultStages(),
+    pinPolicy: { pinnedTools: new Set(resolved.pinnedTools), pin: resolved.pin },
+    summaryMemo: new Map(),
+  };
+  const sessions = new Map<string, Session>();
+  return {
+    options: resolved,
+    session(id: string): Session {
+      if (typeof id !== 'string' || id.length === 0) {
+        throw new TypeError('[baton] [session] expected a non-empty session id string');
+      }
+      let session = sessions.get(id);
+      if (!session) {
+        session = new Session(id, engine);
+        sessions.set(id, session);
+      }
+      return session;
+    },
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * Thrown synchronously at the boundary when options are invalid. The message names the
+ * field and what it accepts, e.g. `[baton] [options] compactAt: expected a number in (0, 1], received 1.5`.
+ */
+export class BatonConfigError extends Error {
+  override readonly name = 'BatonConfigError';
+  /** Dotted path of every offending field. */
+  readonly fields: string[];
+  constructor(message: string, fields: string[] = []) {
+    super(message);
+    this.fields = fields;
+  }
+}
+
+/** Renders any thrown value as a short single-line message for events (never content of entries). */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 500);
+  if (typeof error === 'string') return error.slice(0, 500);
+  try {
+    return JSON.stringify(error).slice(0, 500);
+  } catch {
+    return String(error).slice(0, 500);
+  }
+}

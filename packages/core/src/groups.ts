@@ -1,0 +1,109 @@
+import { type Entry, isSynthetic, toolCalls, toolResults } from './transcript.ts';
+
+export type GroupKind = 'system' | 'user' | 'tool-exchange' | 'assistant' | 'synthetic';
+
+/** The atomic unit the ladder moves: stages keep or evict whole groups, so tool pairing survives. */
+export interface Group {
+  kind: GroupKind;
+  /** Index of the first entry in the projection, and one past the last. */
+  start: number;
+  end: number;
+  entries: Entry[];
+  /** Names of the tools called in this group. */
+  toolNames: string[];
+  /** The model has answered after this group (its tool results were seen). */
+  consumed: boolean;
+  /** Holds a pinned tool's call/result, or an entry the `pin` predicate selected. */
+  pinned: boolean;
+  /** The first host user message: the opening request, kept verbatim. */
+  firstRequest: boolean;
+  /** The latest host user message: the current turn. */
+  latestRequest: boolean;
+  /** The last group of the projection: the step in progress. */
+  newest: boolean;
+}
+
+export interface PinPolicy {
+  pinnedTools: ReadonlySet<string>;
+  pin?: ((entry: Entry) => boolean) | undefined;
+}
+
+function isPinned(entry: Entry, policy: PinPolicy): boolean {
+  if (policy.pinnedTools.size > 0) {
+    for (const part of entry.parts) {
+      if ((part.type === 'tool-call' || part.type === 'tool-result') && policy.pinnedTools.has(part.name))
+        return true;
+    }
+  }
+  if (!policy.pin) return false;
+  try {
+    return policy.pin(entry) === true;
+  } catch {
+    // A throwing predicate must not lose data: treat the entry as pinned.
+    return true;
+  }
+}
+
+/** Splits a (repaired) projection into groups and marks what protects each one. */
+export function buildGroups(entries: readonly Entry[], policy: PinPolicy): Group[] {
+  const groups: Group[] = [];
+  let i = 0;
+  while (i < entries.length) {
+    const entry = entries[i]!;
+    const start = i;
+    let kind: GroupKind;
+    i++;
+    if (isSynthetic(entry)) kind = 'synthetic';
+    else if (entry.role === 'system') kind = 'system';
+    else if (entry.role === 'user') kind = 'user';
+    else if (entry.role === 'assistant' && toolCalls(entry).length > 0) {
+      kind = 'tool-exchange';
+      while (i < entries.length && entries[i]!.role === 'tool') i++;
+    } else if (entry.role === 'tool') {
+      kind = 'tool-exchange';
+      while (i < entries.length && entries[i]!.role === 'tool') i++;
+    } else kind = 'assistant';
+    const members = entries.slice(start, i);
+    const toolNames: string[] = [];
+    let pinned = false;
+    for (const member of members) {
+      for (const call of toolCalls(member)) toolNames.push(call.name);
+      if (!pinned && isPinned(member, policy)) pinned = true;
+    }
+    groups.push({
+      kind,
+      start,
+      end: i,
+      entries: members,
+      toolNames,
+      consumed: false,
+      pinned,
+      firstRequest: false,
+      latestRequest: false,
+      newest: false,
+    });
+  }
+  let assistantLater = false;
+  for (let g = groups.length - 1; g >= 0; g--) {
+    const group = groups[g]!;
+    group.consumed = assistantLater;
+    if (group.entries.some((e) => e.role === 'assistant' && !isSynthetic(e))) assistantLater = true;
+  }
+  const firstUser = groups.find((g) => g.kind === 'user');
+  if (firstUser) firstUser.firstRequest = true;
+  const latestUser = groups.findLast((g) => g.kind === 'user');
+  if (latestUser) latestUser.latestRequest = true;
+  const last = groups.at(-1);
+  if (last) last.newest = true;
+  return groups;
+}
+
+/** Groups no stage of the ladder may touch (degrade aside). */
+export function isProtected(group: Group): boolean {
+  return group.kind === 'system' || group.firstRequest || group.latestRequest || group.pinned || group.newest;
+}
+
+/** True when the group holds tool results the model has not seen yet. */
+export function hasUnconsumedResults(group: Group): boolean {
+  return !group.consumed && group.entries.some((e) => toolResults(e).length > 0);
+}

@@ -1,0 +1,38 @@
+export type { ArchiveApi } from './archive.ts';
+export { type Baton, createBaton } from './baton.ts';
+export { BatonConfigError } from './errors.ts';
+export type { BatonEvent, BatonEventType } from './events.ts';
+export { buildGroups, type Group, type GroupKind } from './groups.ts';
+export type { Decision, FoldDecision, Ledger, ReplaceDecision } from './ledger.ts';
+export { lookupModel, MODEL_CATALOG, type ModelInfo } from './model-catalog.ts';
+export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat } from './openai-chat.ts';
+export type { BatonOptions, ResolvedOptions } from './options.ts';
+export { pairingViolation } from './projection-check.ts';
+export { MISSING_RESULT_TEXT } from './repair.ts';
+export type { Notice, Outcome, Prepared, PrepareInput, Session } from './session.ts';
+export { defineStage, type Stage, type StageContext, type StageResult } from './stage.ts';
+export {
+  defaultStages,
+  dropStaleToolTraffic,
+  foldToolResults,
+  summarize,
+  truncateOldest,
+} from './stages/index.ts';
+export type { ArchiveRecord, PutResult, Store, VersionedDocument } from './store.ts';
+export { memoryStore } from './stores/memory-store.ts';
+export type { Summarizer, SummarizerInput } from './summarizer.ts';
+export { extractiveSummarizer } from './summarizers/extractive.ts';
+export { TokenCounter, type ToolSchema } from './token-counter.ts';
+export { type EncodingName, gptTokenizer, type Tokenizer, tiktokenTokenizer } from './tokenizer.ts';
+export {
+  createEntry,
+  type Entry,
+  type EntryMeta,
+  entryText,
+  type OpaquePart,
+  type Part,
+  type Role,
+  type TextPart,
+  type ToolCallPart,
+  type ToolResultPart,
+} from './transcript.ts';

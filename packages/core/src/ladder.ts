@@ -1,0 +1,114 @@
+import { describeError } from './errors.ts';
+import type { BatonEvent } from './events.ts';
+import { buildGroups, type PinPolicy } from './groups.ts';
+import { applyLedger, type Decision } from './ledger.ts';
+import type { ResolvedOptions } from './options.ts';
+import { stageViolation } from './projection-check.ts';
+import { type Stage, type StageContext, stageNameOf } from './stage.ts';
+import type { Entry } from './transcript.ts';
+
+export interface LadderInput {
+  entries: Entry[];
+  stages: readonly Stage[];
+  /** Tokens of the request outside the entries (system, notes, tools, reply priming), calibrated. */
+  overhead: number;
+  target: number;
+  budget: number;
+  truncateLimit: number;
+  instruction: string | undefined;
+  options: ResolvedOptions;
+  pinPolicy: PinPolicy;
+  count(entry: Entry): number;
+  summarize: StageContext['summarize'];
+  emit(event: BatonEvent): void;
+}
+
+export interface LadderOutput {
+  entries: Entry[];
+  tokens: number;
+  decisions: Decision[];
+  /** Host entries this run evicted, with the stage that did it, in projection order. */
+  evicted: Array<{ entry: Entry; stage: string }>;
+}
+
+/** Host entries a decision takes out of the projection (synthetic ones stand for entries already archived). */
+function evictedBy(decision: Decision, byKey: ReadonlyMap<string, Entry>): Entry[] {
+  const keys = decision.kind === 'fold' ? [decision.key] : decision.keys;
+  const out: Entry[] = [];
+  for (const key of keys) {
+    const entry = byKey.get(key);
+    if (entry && entry.meta?.synthetic === undefined) out.push(entry);
+  }
+  return out;
+}
+
+/**
+ * Runs the stages in order while the request is above target. Between stages the projection
+ * is rebuilt from the new decisions and re-counted; a stage that throws or breaks the
+ * contract is skipped with an event, never trusted.
+ */
+export async function runLadder(input: LadderInput): Promise<LadderOutput> {
+  let entries = input.entries;
+  const total = (list: readonly Entry[]) => list.reduce((sum, e) => sum + input.count(e), input.overhead);
+  let tokens = total(entries);
+  const decisions: Decision[] = [];
+  const evicted: LadderOutput['evicted'] = [];
+
+  for (const stage of input.stages) {
+    if (tokens <= input.target) break;
+    const name = stageNameOf(stage);
+    const groups = buildGroups(entries, input.pinPolicy);
+    const ctx: StageContext = {
+      entries,
+      groups,
+      tokens,
+      target: input.target,
+      budget: input.budget,
+      truncateLimit: input.truncateLimit,
+      instruction: input.instruction,
+      options: input.options,
+      count: input.count,
+      summarize: input.summarize,
+      emit: input.emit,
+    };
+    let proposed: Decision[];
+    try {
+      proposed = (await stage(ctx)).decisions;
+    } catch (error) {
+      input.emit({ type: 'stage-failed', stage: name, error: describeError(error) });
+      continue;
+    }
+    if (!Array.isArray(proposed) || proposed.length === 0) continue;
+    const next = applyLedger(entries, proposed);
+    const violation = stageViolation(groups, next);
+    if (violation) {
+      input.emit({ type: 'stage-failed', stage: name, error: `[baton] [ladder] rejected: ${violation}` });
+      continue;
+    }
+    const byKey = new Map(entries.map((e) => [e.key, e]));
+    let affected = 0;
+    let from = Number.POSITIVE_INFINITY;
+    let to = Number.NEGATIVE_INFINITY;
+    for (const decision of proposed) {
+      for (const entry of evictedBy(decision, byKey)) {
+        evicted.push({ entry, stage: name });
+        affected++;
+        from = Math.min(from, entry.seq);
+        to = Math.max(to, entry.seq);
+      }
+    }
+    const tokensBefore = tokens;
+    entries = next;
+    tokens = total(entries);
+    decisions.push(...proposed);
+    input.emit({
+      type: 'stage-completed',
+      stage: name,
+      entriesAffected: affected,
+      tokensBefore,
+      tokensAfter: tokens,
+      ...(affected > 0 ? { seqRange: [from, to] as [number, number] } : {}),
+    });
+  }
+  return { entries, tokens, decisions, evicted };
+}

@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import { BatonConfigError } from './errors.ts';
+import type { BatonEvent } from './events.ts';
+import { lookupModel, MODEL_CATALOG, type ModelInfo } from './model-catalog.ts';
+import type { Stage } from './stage.ts';
+import type { Store } from './store.ts';
+import { memoryStore } from './stores/memory-store.ts';
+import type { Summarizer } from './summarizer.ts';
+import { extractiveSummarizer } from './summarizers/extractive.ts';
+import { type EncodingName, gptTokenizer, type Tokenizer } from './tokenizer.ts';
+import type { Entry } from './transcript.ts';
+
+const ratio = (field: string) =>
+  z
+    .number({ error: `expected a number in (0, 1]` })
+    .gt(0, `${field} must be > 0`)
+    .lte(1, `${field} must be <= 1`);
+const positiveInt = z
+  .number({ error: 'expected a positive integer' })
+  .int('expected an integer')
+  .positive('expected a positive integer');
+const fn = <T>(what: string) =>
+  z.custom<T>((value) => typeof value === 'function', { error: `expected ${what}` });
+
+const modelInfoSchema = z.object({
+  contextWindow: positiveInt,
+  maxOutput: positiveInt.optional(),
+  encoding: z.enum(['o200k_base', 'cl100k_base']),
+});
+
+const optionsSchema = z
+  .object({
+    model: z.string().min(1).optional(),
+    contextWindow: positiveInt.optional(),
+    reserveOutput: z.number().int().nonnegative().optional(),
+    warnAt: ratio('warnAt').default(0.64),
+    compactAt: ratio('compactAt').default(0.8),
+    targetAt: ratio('targetAt').default(0.5),
+    truncateAt: ratio('truncateAt').default(0.9),
+    keep: z.number().int().nonnegative().default(3),
+    keepRecentGroups: z.number().int().nonnegative().default(4),
+    maxSummaryInputTokens: positiveInt.default(8_000),
+    maxSummaryTokens: positiveInt.default(1_200),
+    opaqueTokens: z.number().int().nonnegative().default(512),
+    pinnedTools: z.array(z.string().min(1)).default([]),
+    pin: fn<(entry: Entry) => boolean>('a function (entry) => boolean').optional(),
+    summarizer: fn<Summarizer>('an async function (input) => string').optional(),
+    stages: z.array(fn<Stage>('a stage function (ctx) => Promise<StageResult>')).optional(),
+    store: z
+      .custom<Store>(
+        (value) =>
+          typeof value === 'object' &&
+          value !== null &&
+          [
+            'getDocument',
+            'putDocument',
+            'appendArchive',
+            'getArchive',
+            'rangeArchive',
+            'searchArchive',
+          ].every((method) => typeof (value as Record<string, unknown>)[method] === 'function'),
+        {
+          error:
+            'expected a Store (getDocument, putDocument, appendArchive, getArchive, rangeArchive, searchArchive)',
+        },
+      )
+      .optional(),
+    tokenizer: z
+      .union([
+        z.enum(['o200k_base', 'cl100k_base']),
+        z.custom<Tokenizer>(
+          (value) =>
+            typeof value === 'object' &&
+            value !== null &&
+            typeof (value as Record<string, unknown>).count === 'function',
+          { error: "expected 'o200k_base', 'cl100k_base' or a Tokenizer { name, count(text) }" },
+        ),
+      ])
+      .optional(),
+    catalog: z.record(z.string(), modelInfoSchema).optional(),
+    onEvent: fn<(event: BatonEvent) => void>('a function (event) => void').optional(),
+  })
+  .strict();
+
+/** Options of `createBaton`. Every field is optional but a window: `model` (from the catalog) or `contextWindow`. */
+export type BatonOptions = z.input<typeof optionsSchema>;
+
+/** Options after validation and defaults. */
+export interface ResolvedOptions
+  extends Omit<
+    z.output<typeof optionsSchema>,
+    'tokenizer' | 'store' | 'summarizer' | 'catalog' | 'contextWindow' | 'reserveOutput'
+  > {
+  contextWindow: number;
+  reserveOutput: number;
+  /** contextWindow - reserveOutput: what the prompt may use. */
+  inputBudget: number;
+  tokenizer: Tokenizer;
+  store: Store;
+  summarizer: Summarizer;
+}
+
+function formatIssues(error: z.ZodError): BatonConfigError {
+  const fields: string[] = [];
+  const lines = error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.join('.') : '(options)';
+    fields.push(field);
+    if (issue.code === 'unrecognized_keys') {
+      return `unknown option(s) ${issue.keys.map((k) => `'${k}'`).join(', ')}; accepted: ${Object.keys(optionsSchema.shape).join(', ')}`;
+    }
+    if (issue.code === 'invalid_value') {
+      return `${field}: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    }
+    return `${field}: ${issue.message}`;
+  });
+  return new BatonConfigError(`[baton] [options] ${lines.join('; ')}`, fields);
+}
+
+/**
+ * Validates options, applies defaults, resolves the window from the catalog and the tokenizer.
+ * Throws `BatonConfigError` naming every bad field.
+ */
+export function resolveOptions(options: BatonOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new BatonConfigError('[baton] [options] expected an options object, e.g. { model: "gpt-4o" }');
+  }
+  const parsed = optionsSchema.safeParse(options);
+  if (!parsed.success) throw formatIssues(parsed.error);
+  const o = parsed.data;
+
+  const fail = (field: string, message: string) => {
+    throw new BatonConfigError(`[baton] [options] ${field}: ${message}`, [field]);
+  };
+  if (!(o.targetAt < o.compactAt))
+    fail('targetAt', `must be below compactAt (${o.compactAt}), received ${o.targetAt}`);
+  if (!(o.compactAt <= o.truncateAt))
+    fail('truncateAt', `must be at or above compactAt (${o.compactAt}), received ${o.truncateAt}`);
+  if (!(o.warnAt <= o.compactAt))
+    fail('warnAt', `must be at or below compactAt (${o.compactAt}), received ${o.warnAt}`);
+
+  const catalog: Record<string, ModelInfo> = { ...MODEL_CATALOG, ...o.catalog };
+  const info = o.model ? lookupModel(o.model, catalog) : undefined;
+  const contextWindow = o.contextWindow ?? info?.contextWindow;
+  if (contextWindow === undefined) {
+    fail(
+      'contextWindow',
+      o.model
+        ? `required: model '${o.model}' is not in the catalog (pass contextWindow, or add it with the catalog option)`
+        : 'required: pass contextWindow (tokens) or a model from the catalog, e.g. { model: "gpt-4o" }',
+    );
+  }
+  const window = contextWindow as number;
+  const reserveOutput =
+    o.reserveOutput ?? Math.min(info?.maxOutput ?? 16_384, 16_384, Math.floor(window * 0.2));
+  if (reserveOutput >= window)
+    fail('reserveOutput', `must be below the context window (${window}), received ${reserveOutput}`);
+
+  let tokenizer: Tokenizer;
+  if (typeof o.tokenizer === 'object') tokenizer = o.tokenizer;
+  else tokenizer = gptTokenizer((o.tokenizer ?? info?.encoding ?? 'o200k_base') as EncodingName);
+
+  return {
+    ...o,
+    contextWindow: window,
+    reserveOutput,
+    inputBudget: window - reserveOutput,
+    tokenizer,
+    store: o.store ?? memoryStore(),
+    summarizer: o.summarizer ?? extractiveSummarizer(),
+  };
+}

@@ -1,0 +1,86 @@
+import { type Entry, type Part, type ToolResultPart, toolCalls } from './transcript.ts';
+
+/** Text of the result Baton supplies for a call the host never answered. */
+export const MISSING_RESULT_TEXT =
+  '[baton] No result was recorded for this tool call (it was interrupted or lost); treat it as not executed.';
+
+export interface RepairResult {
+  entries: Entry[];
+  /** Host entries that held results without a matching call (archived by the session, then left out). */
+  orphaned: Entry[];
+  orphanResults: number;
+  missingResults: number;
+}
+
+/**
+ * Makes tool pairing hold before anything else looks at the transcript: a result whose call
+ * is not in the assistant message right before it is left out (and archived by the caller),
+ * and a call with no result, once later messages exist, gets an explicit placeholder result.
+ * Providers reject both shapes with HTTP 400. Returns the input array itself when nothing
+ * needed repair.
+ */
+export function repairTranscript(entries: readonly Entry[]): RepairResult {
+  let out: Entry[] | undefined;
+  const orphaned: Entry[] = [];
+  let orphanResults = 0;
+  let missingResults = 0;
+  const copyUpTo = (index: number) => {
+    out ??= entries.slice(0, index);
+    return out;
+  };
+
+  let i = 0;
+  while (i < entries.length) {
+    const entry = entries[i]!;
+    if (entry.role !== 'assistant' && entry.role !== 'tool') {
+      out?.push(entry);
+      i++;
+      continue;
+    }
+    const calls = entry.role === 'assistant' ? toolCalls(entry) : [];
+    const groupStart = i;
+    if (entry.role === 'assistant') {
+      out?.push(entry);
+      i++;
+    }
+    const open = new Map(calls.map((c) => [c.id, c]));
+    while (i < entries.length && entries[i]!.role === 'tool') {
+      const toolEntry = entries[i]!;
+      const kept: Part[] = [];
+      let dropped = 0;
+      for (const part of toolEntry.parts) {
+        if (part.type === 'tool-result' && !open.delete(part.callId)) dropped++;
+        else kept.push(part);
+      }
+      if (dropped === 0) out?.push(toolEntry);
+      else {
+        const target = copyUpTo(i);
+        orphanResults += dropped;
+        orphaned.push(toolEntry);
+        if (kept.some((p) => p.type === 'tool-result')) {
+          target.push({ ...toolEntry, parts: kept, meta: { ...toolEntry.meta, synthetic: 'repair' } });
+        }
+      }
+      i++;
+    }
+    if (open.size > 0 && i < entries.length && entry.role === 'assistant') {
+      const target = copyUpTo(i);
+      const results: ToolResultPart[] = [...open.values()].map((call) => ({
+        type: 'tool-result',
+        callId: call.id,
+        name: call.name,
+        output: MISSING_RESULT_TEXT,
+        isError: true,
+      }));
+      missingResults += results.length;
+      target.push({
+        key: `repair-${entries[groupStart]!.key}`,
+        seq: entries[groupStart]!.seq,
+        role: 'tool',
+        parts: results,
+        meta: { synthetic: 'repair' },
+      });
+    }
+  }
+  return { entries: out ?? (entries as Entry[]), orphaned, orphanResults, missingResults };
+}

@@ -1,0 +1,63 @@
+import type { BatonEvent } from './events.ts';
+import type { Group } from './groups.ts';
+import type { Decision } from './ledger.ts';
+import type { ResolvedOptions } from './options.ts';
+import type { Entry } from './transcript.ts';
+
+/** What a stage sees: the current projection, its groups and the budget, plus the engine's helpers. */
+export interface StageContext {
+  readonly entries: readonly Entry[];
+  readonly groups: readonly Group[];
+  /** Tokens of the whole request now (system, notes, tools, framing and entries). */
+  readonly tokens: number;
+  /** Stop once `tokens` is at or below this. */
+  readonly target: number;
+  /** The input budget (context window minus the output reserve). */
+  readonly budget: number;
+  /** Destructive stages run only above this (or above `budget`). */
+  readonly truncateLimit: number;
+  /** Guidance for summaries, from the compact tool or a probe. */
+  readonly instruction: string | undefined;
+  readonly options: ResolvedOptions;
+  /** Calibrated tokens of one entry. */
+  count(entry: Entry): number;
+  /** Bounded, memoized, chunked summary of a span (map-reduce under `maxSummaryInputTokens`). Throws on failure. */
+  summarize(entries: Entry[], priorSummary?: string): Promise<string>;
+  emit(event: BatonEvent): void;
+}
+
+export interface StageResult {
+  decisions: Decision[];
+}
+
+/** One rung of the ladder. Custom stages implement the same signature. */
+export type Stage = ((ctx: StageContext) => Promise<StageResult>) & { readonly stageName?: string };
+
+/**
+ * Names a stage function (the name appears in events and the ledger).
+ *
+ * @example
+ * const dropImages = defineStage('drop-images', async (ctx) => ({ decisions: [] }));
+ */
+export function defineStage(name: string, run: (ctx: StageContext) => Promise<StageResult>): Stage {
+  return Object.assign(async (ctx: StageContext) => run(ctx), { stageName: name });
+}
+
+export function stageNameOf(stage: Stage): string {
+  return stage.stageName ?? (stage.name || 'custom-stage');
+}
+
+/** Shared by stages: walks candidates oldest first and reports whether the target is already met. */
+export class FreedTokens {
+  private freed = 0;
+  constructor(private readonly ctx: StageContext) {}
+  add(tokens: number): void {
+    this.freed += tokens;
+  }
+  get remaining(): number {
+    return this.ctx.tokens - this.freed;
+  }
+  get reachedTarget(): boolean {
+    return this.remaining <= this.ctx.target;
+  }
+}

@@ -1,0 +1,57 @@
+import type { FoldDecision } from '../ledger.ts';
+import { defineStage, FreedTokens, type Stage } from '../stage.ts';
+import { type Entry, firstLine, outputText, type Part } from '../transcript.ts';
+import { recallRefHint } from './spans.ts';
+
+export interface FoldToolResultsOptions {
+  /** Newest tool results left verbatim. Default: the `keep` option (3). */
+  keep?: number;
+}
+
+/** Results this short are cheaper than their placeholder. */
+const MIN_FOLD_CHARS = 400;
+
+function placeholder(name: string, output: unknown, isError: boolean, ref: string): string {
+  const text = outputText(output);
+  return `[baton] Folded ${name} result (${text.length} chars${isError ? ', error' : ''}). First line: "${firstLine(text, 100)}". Verbatim: ${recallRefHint(ref)}`;
+}
+
+/**
+ * Stage 1: replaces consumed tool results older than the newest `keep` with a one-line
+ * placeholder naming the size, the first line and the recall ref. Calls stay, so pairing holds.
+ */
+export function foldToolResults({ keep }: FoldToolResultsOptions = {}): Stage {
+  return defineStage('fold-tool-results', async function foldToolResultsStage(ctx) {
+    const keepNewest = keep ?? ctx.options.keep;
+    const freed = new FreedTokens(ctx);
+    const candidates: Entry[] = [];
+    const resultEntries: Entry[] = [];
+    for (const group of ctx.groups) {
+      if (group.kind !== 'tool-exchange') continue;
+      for (const entry of group.entries) {
+        if (entry.role !== 'tool') continue;
+        resultEntries.push(entry);
+        if (group.consumed && !group.pinned && !group.newest && entry.meta?.synthetic === undefined)
+          candidates.push(entry);
+      }
+    }
+    const kept = new Set(resultEntries.slice(Math.max(0, resultEntries.length - keepNewest)));
+    const decisions: FoldDecision[] = [];
+    for (const entry of candidates) {
+      if (freed.reachedTarget) break;
+      if (kept.has(entry)) continue;
+      let changed = false;
+      const parts = entry.parts.map((part): Part => {
+        if (part.type !== 'tool-result' || outputText(part.output).length < MIN_FOLD_CHARS) return part;
+        changed = true;
+        return { ...part, output: placeholder(part.name, part.output, part.isError === true, entry.key) };
+      });
+      if (!changed) continue;
+      const saving = ctx.count(entry) - ctx.count({ ...entry, parts });
+      if (saving <= 0) continue;
+      decisions.push({ kind: 'fold', stage: 'fold-tool-results', key: entry.key, parts });
+      freed.add(saving);
+    }
+    return { decisions };
+  });
+}

@@ -1,0 +1,12 @@
+import type { Stage } from '../stage.ts';
+import { dropStaleToolTraffic } from './drop-stale-tool-traffic.ts';
+import { foldToolResults } from './fold-tool-results.ts';
+import { summarize } from './summarize.ts';
+import { truncateOldest } from './truncate-oldest.ts';
+
+/** The default ladder, in order: fold -> drop stale tool traffic -> summarize -> truncate oldest. */
+export function defaultStages(): Stage[] {
+  return [foldToolResults(), dropStaleToolTraffic(), summarize(), truncateOldest()];
+}
+
+export { dropStaleToolTraffic, foldToolResults, summarize, truncateOldest };

@@ -1,0 +1,41 @@
+import { type Group, hasUnconsumedResults, isProtected } from '../groups.ts';
+import { defineStage, FreedTokens, type Stage } from '../stage.ts';
+import { adjacentRuns, recallRangeHint, replaceWith } from './spans.ts';
+
+/**
+ * Stage 4, the destructive one: only above `truncateAt` (or the budget itself) it drops the
+ * oldest unprotected groups, leaving a one-line marker per removed run with its recall call.
+ */
+export function truncateOldest(): Stage {
+  return defineStage('truncate-oldest', async function truncateOldestStage(ctx) {
+    if (ctx.tokens <= ctx.truncateLimit && ctx.tokens <= ctx.budget) return { decisions: [] };
+    const freed = new FreedTokens(ctx);
+    const selected: Group[] = [];
+    for (const group of ctx.groups) {
+      if (freed.reachedTarget) break;
+      if (isProtected(group) || hasUnconsumedResults(group) || group.kind === 'synthetic') continue;
+      selected.push(group);
+      // The marker costs about 40 tokens per run; the estimate stays conservative by ignoring it.
+      freed.add(group.entries.reduce((sum, e) => sum + ctx.count(e), 0));
+    }
+    // Markers left by earlier truncations next to what goes now merge into one.
+    const chosen = new Set(selected);
+    ctx.groups.forEach((group, i) => {
+      const isMarker =
+        group.kind === 'synthetic' && group.entries.every((e) => e.meta?.synthetic === 'marker');
+      if (isMarker && (chosen.has(ctx.groups[i - 1]!) || chosen.has(ctx.groups[i + 1]!)))
+        selected.push(group);
+    });
+    const decisions = adjacentRuns(selected, ctx.groups).map((run) =>
+      replaceWith(
+        'truncate-oldest',
+        run,
+        'marker',
+        'user',
+        ([from, to], entries) =>
+          `[baton] ${entries.length} earlier messages (seq ${from}-${to}) were removed to fit the context window; ${recallRangeHint(from, to)} returns them verbatim.`,
+      ),
+    );
+    return { decisions };
+  });
+}

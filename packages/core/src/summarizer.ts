@@ -1,0 +1,15 @@
+import type { Entry } from './transcript.ts';
+
+/** Input of a summarizer: the span to condense, bounded to `maxSummaryInputTokens` by the caller. */
+export interface SummarizerInput {
+  entries: Entry[];
+  /** What the agent (compact tool) or a probe asked the summary to keep. */
+  instruction?: string;
+  /** The summary this span continues, when it absorbs an earlier one. */
+  priorSummary?: string;
+  /** Upper bound for the answer; longer answers are cut. */
+  maxTokens: number;
+}
+
+/** Turns a span of history into a continuation summary. May be model-backed; may throw (the ladder falls through). */
+export type Summarizer = (input: SummarizerInput) => Promise<string>;

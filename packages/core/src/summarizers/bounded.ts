@@ -1,0 +1,137 @@
+import { hash64 } from '../hash.ts';
+import type { Summarizer } from '../summarizer.ts';
+import { contentOf, type Entry, outputText, type Part } from '../transcript.ts';
+
+export interface BoundedSummaryDeps {
+  summarizer: Summarizer;
+  /** Tokens of an entry / of a text, calibrated. */
+  countEntry(entry: Entry): number;
+  countText(text: string): number;
+  maxInputTokens: number;
+  maxTokens: number;
+  /** Summaries by span hash + instruction, shared across the sessions of one Baton. */
+  memo: Map<string, string>;
+}
+
+const MEMO_LIMIT = 500;
+const MAX_REDUCE_ROUNDS = 3;
+
+/** Cuts a text until it fits `maxTokens`, marking the cut. */
+export function clipToTokens(text: string, maxTokens: number, countText: (text: string) => number): string {
+  let clipped = text;
+  let tokens = countText(clipped);
+  while (tokens > maxTokens && clipped.length > 0) {
+    const keep = Math.floor(clipped.length * (maxTokens / tokens) * 0.9);
+    clipped = `${clipped.slice(0, Math.max(0, keep - 2))}…`;
+    tokens = countText(clipped);
+  }
+  return clipped;
+}
+
+/** Head and tail of a text too large for one summarizer call. */
+function headTail(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const head = Math.floor(maxChars * 0.7);
+  const tail = maxChars - head;
+  return `${text.slice(0, head)}\n[… ${text.length - maxChars} chars omitted …]\n${text.slice(text.length - tail)}`;
+}
+
+function clipEntry(entry: Entry, maxTokens: number, tokens: number): Entry {
+  const ratio = maxTokens / tokens;
+  const parts = entry.parts.map((part): Part => {
+    if (part.type === 'text')
+      return { ...part, text: headTail(part.text, Math.floor(part.text.length * ratio)) };
+    if (part.type === 'tool-result') {
+      const text = outputText(part.output);
+      return { ...part, output: headTail(text, Math.floor(text.length * ratio)) };
+    }
+    return part;
+  });
+  return { ...entry, parts };
+}
+
+/** Splits a span into chunks of at most `maxInputTokens`, clipping single entries larger than that. */
+function chunk(entries: readonly Entry[], deps: BoundedSummaryDeps): Entry[][] {
+  const chunks: Entry[][] = [];
+  let current: Entry[] = [];
+  let size = 0;
+  for (const original of entries) {
+    let entry = original;
+    let tokens = deps.countEntry(entry);
+    if (tokens > deps.maxInputTokens) {
+      entry = clipEntry(entry, deps.maxInputTokens * 0.9, tokens);
+      tokens = deps.countEntry(entry);
+    }
+    if (size + tokens > deps.maxInputTokens && current.length > 0) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(entry);
+    size += tokens;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+async function callOnce(
+  deps: BoundedSummaryDeps,
+  entries: Entry[],
+  instruction?: string,
+  priorSummary?: string,
+): Promise<string> {
+  const text = await deps.summarizer({
+    entries,
+    maxTokens: deps.maxTokens,
+    ...(instruction !== undefined ? { instruction } : {}),
+    ...(priorSummary !== undefined ? { priorSummary } : {}),
+  });
+  if (typeof text !== 'string' || text.trim().length === 0) throw new Error('summarizer returned no text');
+  return text;
+}
+
+/**
+ * Summarizes a span of any size with a summarizer whose input is bounded: chunked map, then
+ * reduce rounds over the partial summaries, then a hard cut to `maxTokens`. Memoized by the
+ * content of the span plus the instruction, so the same span is never summarized twice.
+ * Throws when the summarizer fails; the summarize stage turns that into a fall-through.
+ */
+export async function boundedSummarize(
+  deps: BoundedSummaryDeps,
+  entries: readonly Entry[],
+  instruction?: string,
+  priorSummary?: string,
+): Promise<string> {
+  const memoKey = hash64(
+    `${instruction ?? ''}\u0000${priorSummary ?? ''}\u0000${deps.maxTokens}\u0000${entries.map((e) => contentOf(e.role, e.parts)).join('\u0000')}`,
+  );
+  const known = deps.memo.get(memoKey);
+  if (known !== undefined) return known;
+
+  const partials: string[] = [];
+  for (const [index, piece] of chunk(entries, deps).entries()) {
+    partials.push(await callOnce(deps, piece, instruction, index === 0 ? priorSummary : undefined));
+  }
+  let summary = partials.join('\n');
+  for (
+    let round = 0;
+    round < MAX_REDUCE_ROUNDS && partials.length > 1 && deps.countText(summary) > deps.maxTokens;
+    round++
+  ) {
+    const asEntries = partials.map(
+      (text, i): Entry => ({ key: `partial-${i}`, seq: i, role: 'user', parts: [{ type: 'text', text }] }),
+    );
+    const reduced: string[] = [];
+    for (const piece of chunk(asEntries, deps)) reduced.push(await callOnce(deps, piece, instruction));
+    partials.splice(0, partials.length, ...reduced);
+    summary = partials.join('\n');
+  }
+  summary = clipToTokens(summary, deps.maxTokens, deps.countText);
+
+  if (deps.memo.size >= MEMO_LIMIT) {
+    const oldest = deps.memo.keys().next().value;
+    if (oldest !== undefined) deps.memo.delete(oldest);
+  }
+  deps.memo.set(memoKey, summary);
+  return summary;
+}

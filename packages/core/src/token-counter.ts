@@ -1,0 +1,136 @@
+import { hash64 } from './hash.ts';
+import type { Tokenizer } from './tokenizer.ts';
+import { type Entry, inputText, outputText } from './transcript.ts';
+
+/** A tool the model is offered; its schema costs prompt tokens too. */
+export interface ToolSchema {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments (or any JSON-serialisable description). */
+  inputSchema?: unknown;
+}
+
+/** Tokens a chat format adds around every message (role markers, separators). */
+const PER_MESSAGE = 4;
+/** Tokens around each tool call / tool result inside a message. */
+const PER_TOOL_PART = 3;
+/** Tokens that prime the reply. */
+export const PER_REQUEST = 3;
+const MEMO_LIMIT = 50_000;
+
+/** Bounded insertion-ordered memo: oldest keys go first. */
+class Memo<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly limit: number) {}
+  get(key: string): V | undefined {
+    return this.map.get(key);
+  }
+  set(key: string, value: V): void {
+    if (this.map.size >= this.limit) {
+      const oldest = this.map.keys().next().value;
+      if (oldest !== undefined) this.map.delete(oldest);
+    }
+    this.map.set(key, value);
+  }
+}
+
+/**
+ * Exact per-entry token counts, memoized on the entry object (WeakMap) and by content hash,
+ * multiplied by a calibration ratio learnt from what the provider reported.
+ */
+export class TokenCounter {
+  private readonly byObject = new WeakMap<Entry, number>();
+  private readonly byContent = new Memo<number>(MEMO_LIMIT);
+  private readonly byText = new Memo<number>(1_000);
+  /** Provider-reported / estimated input tokens, smoothed. 1 until the first observation. */
+  ratio = 1;
+  private observations = 0;
+
+  constructor(
+    readonly tokenizer: Tokenizer,
+    private readonly opaqueTokens: number,
+  ) {}
+
+  /** Uncalibrated tokens of one entry, framing included. */
+  raw(entry: Entry): number {
+    const known = this.byObject.get(entry);
+    if (known !== undefined) return known;
+    const contentKey = hash64(entry.role + JSON.stringify(entry.parts));
+    let tokens = this.byContent.get(contentKey);
+    if (tokens === undefined) {
+      tokens = this.measure(entry);
+      this.byContent.set(contentKey, tokens);
+    }
+    this.byObject.set(entry, tokens);
+    return tokens;
+  }
+
+  private measure(entry: Entry): number {
+    let tokens = PER_MESSAGE;
+    for (const part of entry.parts) {
+      switch (part.type) {
+        case 'text':
+          tokens += this.tokenizer.count(part.text);
+          break;
+        case 'tool-call':
+          tokens +=
+            PER_TOOL_PART + this.tokenizer.count(part.name) + this.tokenizer.count(inputText(part.input));
+          break;
+        case 'tool-result':
+          tokens += PER_TOOL_PART + this.tokenizer.count(outputText(part.output));
+          break;
+        case 'opaque':
+          tokens += part.tokens ?? this.opaqueTokens;
+          break;
+      }
+    }
+    return tokens;
+  }
+
+  /** Uncalibrated tokens of a free text (system prompt, rendered notes), memoized by value. */
+  rawText(text: string): number {
+    if (text.length === 0) return 0;
+    const key = text.length > 64 ? hash64(text) : text;
+    let tokens = this.byText.get(key);
+    if (tokens === undefined) {
+      tokens = this.tokenizer.count(text) + PER_MESSAGE;
+      this.byText.set(key, tokens);
+    }
+    return tokens;
+  }
+
+  /** Uncalibrated tokens of the tool schemas offered with the request. */
+  rawTools(tools: readonly ToolSchema[] | undefined): number {
+    if (!tools || tools.length === 0) return 0;
+    return this.rawText(JSON.stringify(tools));
+  }
+
+  /** Applies the calibration ratio. */
+  scale(raw: number): number {
+    return Math.ceil(raw * this.ratio);
+  }
+
+  /** Calibrated tokens of one entry. */
+  count(entry: Entry): number {
+    return this.scale(this.raw(entry));
+  }
+
+  /** Calibrated tokens of many entries. */
+  sum(entries: readonly Entry[]): number {
+    let raw = 0;
+    for (const entry of entries) raw += this.raw(entry);
+    return this.scale(raw);
+  }
+
+  /**
+   * Learns from the provider: `reported` input tokens for a request estimated at `estimatedRaw`.
+   * Exponential smoothing (half weight to the newest) damps one-off outliers such as cached
+   * or image-heavy requests; the ratio is clamped to a plausible range of tokenizer drift.
+   */
+  calibrate(estimatedRaw: number, reported: number): void {
+    if (!(estimatedRaw > 0) || !(reported > 0) || !Number.isFinite(reported)) return;
+    const observed = Math.min(4, Math.max(0.25, reported / estimatedRaw));
+    this.ratio = this.observations === 0 ? observed : this.ratio * 0.5 + observed * 0.5;
+    this.observations++;
+  }
+}

@@ -1,0 +1,77 @@
+import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+
+/** Counts BPE tokens of a text. Implement it to plug in any tokenizer. */
+export interface Tokenizer {
+  readonly name: string;
+  count(text: string): number;
+}
+
+export type EncodingName = 'o200k_base' | 'cl100k_base';
+
+// Special-token text (`<|endoftext|>`) in user content must count as ordinary text, not throw.
+const ORDINARY_TEXT = { disallowedSpecial: new Set<string>() };
+
+/**
+ * Longest run without whitespace handed to the BPE in one piece. BPE merging is quadratic in
+ * the length of a pre-token, and minified code, base64 or hex dumps form one pre-token per
+ * run: cutting them costs at most a token per cut and keeps a 1 MB run linear.
+ */
+const MAX_RUN = 256;
+const LONG_RUN = /\S{257,}/g;
+
+function splitLongRuns(text: string, count: (piece: string) => number): number {
+  LONG_RUN.lastIndex = 0;
+  if (!LONG_RUN.test(text)) return count(text);
+  LONG_RUN.lastIndex = 0;
+  let total = 0;
+  let last = 0;
+  for (const match of text.matchAll(LONG_RUN)) {
+    const start = match.index;
+    if (start > last) total += count(text.slice(last, start));
+    const run = match[0];
+    for (let i = 0; i < run.length; i += MAX_RUN) total += count(run.slice(i, i + MAX_RUN));
+    last = start + run.length;
+  }
+  if (last < text.length) total += count(text.slice(last));
+  return total;
+}
+
+/**
+ * The default tokenizer: gpt-tokenizer's pure-JS BPE (o200k_base unless told otherwise).
+ *
+ * @example
+ * const tokenizer = gptTokenizer('cl100k_base');
+ * tokenizer.count('hello world'); // 2
+ */
+export function gptTokenizer(encoding: EncodingName = 'o200k_base'): Tokenizer {
+  const raw = encoding === 'cl100k_base' ? countCl100k : countO200k;
+  const count = (piece: string) => raw(piece, ORDINARY_TEXT);
+  return {
+    name: `gpt-tokenizer/${encoding}`,
+    count: (text) => (text.length === 0 ? 0 : splitLongRuns(text, count)),
+  };
+}
+
+interface TiktokenModule {
+  get_encoding(name: string): {
+    encode(text: string, allowedSpecial?: unknown, disallowedSpecial?: unknown): Uint32Array;
+  };
+}
+
+/**
+ * tiktoken's WASM build as the counting engine (an optional peer dependency, loaded on demand).
+ *
+ * @example
+ * const baton = createBaton({ model: 'gpt-4o', tokenizer: await tiktokenTokenizer('o200k_base') });
+ */
+export async function tiktokenTokenizer(encoding: EncodingName = 'o200k_base'): Promise<Tokenizer> {
+  const specifier = 'tiktoken';
+  const mod = (await import(specifier)) as TiktokenModule;
+  const enc = mod.get_encoding(encoding);
+  const count = (piece: string) => enc.encode(piece, 'all').length;
+  return {
+    name: `tiktoken/${encoding}`,
+    count: (text) => (text.length === 0 ? 0 : splitLongRuns(text, count)),
+  };
+}

@@ -1,0 +1,121 @@
+import { hash64 } from './hash.ts';
+
+/** Who produced an entry, in the neutral transcript. */
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+export interface ToolCallPart {
+  type: 'tool-call';
+  id: string;
+  name: string;
+  /** Parsed arguments when the host gave JSON; the raw string otherwise. */
+  input: unknown;
+}
+
+export interface ToolResultPart {
+  type: 'tool-result';
+  callId: string;
+  name: string;
+  /** A string, or any JSON value the host produced. */
+  output: unknown;
+  isError?: boolean;
+}
+
+/** Images, reasoning, provider-specific parts: kept verbatim, counted at a fixed or reported cost. */
+export interface OpaquePart {
+  type: 'opaque';
+  kind: string;
+  value: unknown;
+  /** Reported token cost; the counter's `opaqueTokens` option is used when absent. */
+  tokens?: number;
+}
+
+export type Part = TextPart | ToolCallPart | ToolResultPart | OpaquePart;
+
+/** What Baton inserted in place of history: never an entry the host wrote. */
+export type SyntheticKind = 'summary' | 'digest' | 'marker' | 'folded' | 'repair';
+
+export interface EntryMeta {
+  /** Set on entries Baton made; absent on host entries. */
+  synthetic?: SyntheticKind;
+  /** For synthetic entries standing for evicted history: the seq range they replace. */
+  span?: [number, number];
+  [key: string]: unknown;
+}
+
+/** One message of the neutral transcript. */
+export interface Entry {
+  /** Stable identity: the host id when it has one, else `seq-contenthash`. */
+  key: string;
+  /** Position in the host's full history. */
+  seq: number;
+  role: Role;
+  parts: Part[];
+  meta?: EntryMeta;
+}
+
+/** Stable JSON of an entry's content (role + parts), the basis of content hashes. */
+export function contentOf(role: Role, parts: readonly Part[]): string {
+  return role + JSON.stringify(parts);
+}
+
+/** Builds the key of an entry that has no host id. */
+export function entryKey(seq: number, role: Role, parts: readonly Part[]): string {
+  return `${seq}-${hash64(contentOf(role, parts))}`;
+}
+
+/** Convenience constructor for tests, examples and adapters. */
+export function createEntry(seq: number, role: Role, parts: Part[] | string, key?: string): Entry {
+  const normalized: Part[] = typeof parts === 'string' ? [{ type: 'text', text: parts }] : parts;
+  return { key: key ?? entryKey(seq, role, normalized), seq, role, parts: normalized };
+}
+
+/** The textual form of a tool output, as a model would read it. */
+export function outputText(output: unknown): string {
+  if (typeof output === 'string') return output;
+  if (output === undefined) return '';
+  try {
+    return JSON.stringify(output);
+  } catch {
+    return String(output);
+  }
+}
+
+/** The textual form of tool-call arguments. */
+export function inputText(input: unknown): string {
+  return typeof input === 'string' ? input : outputText(input);
+}
+
+/** Plain-text rendering of an entry, for search, digests and summaries. */
+export function entryText(entry: Entry): string {
+  const lines: string[] = [];
+  for (const part of entry.parts) {
+    if (part.type === 'text') lines.push(part.text);
+    else if (part.type === 'tool-call') lines.push(`${part.name}(${inputText(part.input)})`);
+    else if (part.type === 'tool-result') lines.push(outputText(part.output));
+    else lines.push(`[${part.kind}]`);
+  }
+  return lines.join('\n');
+}
+
+export function toolCalls(entry: Entry): ToolCallPart[] {
+  return entry.parts.filter((p): p is ToolCallPart => p.type === 'tool-call');
+}
+
+export function toolResults(entry: Entry): ToolResultPart[] {
+  return entry.parts.filter((p): p is ToolResultPart => p.type === 'tool-result');
+}
+
+export function isSynthetic(entry: Entry): boolean {
+  return entry.meta?.synthetic !== undefined && entry.meta.synthetic !== 'folded';
+}
+
+/** The first line of a text, trimmed to `max` characters. */
+export function firstLine(text: string, max = 80): string {
+  const line = text.trimStart().split('\n', 1)[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
