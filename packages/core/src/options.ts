@@ -40,7 +40,7 @@ const optionsSchema = z
     keep: z.number().int().nonnegative().default(3),
     keepRecentGroups: z.number().int().nonnegative().default(4),
     maxSummaryInputTokens: positiveInt.default(8_000),
-    maxSummaryTokens: positiveInt.default(1_200),
+    maxSummaryTokens: positiveInt.optional(),
     opaqueTokens: z.number().int().nonnegative().default(512),
     pinnedTools: z.array(z.string().min(1)).default([]),
     pin: fn<(entry: Entry) => boolean>('a function (entry) => boolean').optional(),
@@ -89,8 +89,9 @@ export type BatonOptions = z.input<typeof optionsSchema>;
 export interface ResolvedOptions
   extends Omit<
     z.output<typeof optionsSchema>,
-    'tokenizer' | 'store' | 'summarizer' | 'catalog' | 'contextWindow' | 'reserveOutput'
+    'tokenizer' | 'store' | 'summarizer' | 'catalog' | 'contextWindow' | 'reserveOutput' | 'maxSummaryTokens'
   > {
+  maxSummaryTokens: number;
   contextWindow: number;
   reserveOutput: number;
   /** contextWindow - reserveOutput: what the prompt may use. */
@@ -164,6 +165,9 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
     contextWindow: window,
     reserveOutput,
     inputBudget: window - reserveOutput,
+    // A summary should never be a large share of what it frees: 5% of the budget, at most 2,000.
+    maxSummaryTokens:
+      o.maxSummaryTokens ?? Math.max(64, Math.min(2_000, Math.floor((window - reserveOutput) * 0.05))),
     tokenizer,
     store: o.store ?? memoryStore(),
     summarizer: o.summarizer ?? extractiveSummarizer(),

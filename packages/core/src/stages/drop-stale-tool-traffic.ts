@@ -8,6 +8,9 @@ export interface DropStaleToolTrafficOptions {
   keep?: number;
 }
 
+/** A group whose digest saves less than this is not worth a line of its own. */
+const MIN_SAVING = 48;
+
 function squash(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
@@ -55,7 +58,7 @@ export function dropStaleToolTraffic({ keep }: DropStaleToolTrafficOptions = {})
         role: 'assistant',
         parts: [{ type: 'text', text: digest }],
       });
-      if (before - after <= 0) continue;
+      if (before - after < MIN_SAVING) continue;
       selected.push(group);
       freed.add(before - after);
     }

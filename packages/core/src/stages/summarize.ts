@@ -10,6 +10,8 @@ export interface SummarizeOptions {
   keepRecentGroups?: number;
 }
 
+const MIN_SPAN_TOKENS = 256;
+
 export const SUMMARY_HEADER = '[baton] Summary of earlier conversation';
 
 /** Runs of adjacent groups the summarize stage may take, oldest first. */
@@ -38,12 +40,11 @@ function eligibleRuns(groups: readonly Group[], keepRecent: number): Group[][] {
 export function summarize({ keepRecentGroups }: SummarizeOptions = {}): Stage {
   return defineStage('summarize', async function summarizeStage(ctx) {
     const keepRecent = keepRecentGroups ?? ctx.options.keepRecentGroups;
-    const maxSummaryTokens = ctx.options.maxSummaryTokens;
     const freed = new FreedTokens(ctx);
     const decisions: ReplaceDecision[] = [];
     for (const run of eligibleRuns(ctx.groups, keepRecent)) {
       if (freed.reachedTarget) break;
-      const needed = freed.remaining - ctx.target + maxSummaryTokens;
+      const needed = freed.remaining - ctx.target + ctx.options.maxSummaryTokens;
       const taken: Group[] = [];
       let spanTokens = 0;
       for (const group of run) {
@@ -51,8 +52,8 @@ export function summarize({ keepRecentGroups }: SummarizeOptions = {}): Stage {
         taken.push(group);
         spanTokens += group.entries.reduce((sum, e) => sum + ctx.count(e), 0);
       }
-      // A span no bigger than the summary it would become frees nothing.
-      if (spanTokens <= maxSummaryTokens) continue;
+      // Re-summarizing a lone summary, or a span smaller than a short summary, frees nothing.
+      if (spanTokens < MIN_SPAN_TOKENS || taken.every((g) => g.kind === 'synthetic')) continue;
       const first = taken[0]!.entries[0]!;
       const prior =
         first.meta?.synthetic === 'summary'

@@ -1,0 +1,196 @@
+import {
+  type BatonOptions,
+  createBaton,
+  type Entry,
+  memoryStore,
+  type Prepared,
+  type Store,
+} from '@baton/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  buildTranscript,
+  modelCallPoints,
+  type OptionsSpec,
+  optionsArb,
+  transcriptSpecArb,
+} from './support/generate.ts';
+import { invariantViolations } from './support/invariants.ts';
+
+const RUNS = 60;
+
+function batonOptions(spec: OptionsSpec, extra: Partial<BatonOptions> = {}): BatonOptions {
+  return {
+    contextWindow: spec.contextWindow,
+    keep: spec.keep,
+    keepRecentGroups: spec.keepRecentGroups,
+    pinnedTools: spec.pinnedTools,
+    ...spec.thresholds,
+    ...extra,
+  };
+}
+
+/** Runs the transcript as an agent loop and collects the violations of the given invariants at every step. */
+async function loopViolations(
+  history: Entry[],
+  spec: OptionsSpec,
+  invariants: string[],
+  extra: Partial<BatonOptions> = {},
+) {
+  const baton = createBaton(batonOptions(spec, extra));
+  const session = baton.session('property');
+  const found: string[] = [];
+  for (const point of modelCallPoints(history)) {
+    const prefix = history.slice(0, point);
+    const prepared = await session.prepare({ entries: prefix });
+    const violations = await invariantViolations({
+      history: prefix,
+      prepared,
+      session,
+      budget: baton.options.inputBudget,
+      pinnedTools: spec.pinnedTools,
+    });
+    found.push(
+      ...violations
+        .filter((v) => invariants.some((n) => v.startsWith(`${n} `)))
+        .map((v) => `step ${point}: ${v}`),
+    );
+  }
+  return found;
+}
+
+const invariantProperty = (...invariants: string[]) =>
+  fc.asyncProperty(transcriptSpecArb, optionsArb, async (transcriptSpec, spec) => {
+    const violations = await loopViolations(buildTranscript(transcriptSpec), spec, invariants);
+    expect(violations).toEqual([]);
+  });
+
+describe('DESIGN.md invariants on random agent loops', () => {
+  it('invariant 1 (tool pairing): every result has its call and every call its result', async () => {
+    await fc.assert(invariantProperty('1'), { numRuns: RUNS });
+  });
+
+  it('invariant 2 (system and opening request verbatim)', async () => {
+    await fc.assert(invariantProperty('2'), { numRuns: RUNS });
+  });
+
+  it('invariant 3 (a non-system message, the current turn and the newest step present)', async () => {
+    await fc.assert(invariantProperty('3'), { numRuns: RUNS });
+  });
+
+  it('invariant 4 (pinned tools verbatim)', async () => {
+    await fc.assert(
+      fc.asyncProperty(transcriptSpecArb, optionsArb, async (transcriptSpec, spec) => {
+        const violations = await loopViolations(
+          buildTranscript(transcriptSpec),
+          { ...spec, pinnedTools: ['load_skill'] },
+          ['4'],
+        );
+        expect(violations).toEqual([]);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('invariant 5 (within the input budget, or outcome unfit; the reported count is exact)', async () => {
+    await fc.assert(invariantProperty('5'), { numRuns: RUNS });
+  });
+
+  it('invariant 6 (nothing lost): every evicted entry is archived byte-identical', async () => {
+    await fc.assert(invariantProperty('6'), { numRuns: RUNS });
+  });
+
+  it('invariant 7 (deterministic): same history and ledger give the same projection', async () => {
+    await fc.assert(
+      fc.asyncProperty(transcriptSpecArb, optionsArb, async (transcriptSpec, spec) => {
+        const history = buildTranscript(transcriptSpec);
+        const store = memoryStore();
+        const first = createBaton(batonOptions(spec, { store })).session('a');
+        const second = createBaton(batonOptions(spec)).session('a');
+        for (const point of modelCallPoints(history)) {
+          const prefix = history.slice(0, point);
+          const a = await first.prepare({ entries: prefix });
+          const b = await second.prepare({ entries: prefix });
+          expect(JSON.stringify(b.entries)).toBe(JSON.stringify(a.entries));
+          // A new process reading the persisted ledger projects the same history identically.
+          const reloaded = createBaton(
+            batonOptions(spec, { store, compactAt: 1, truncateAt: 1, warnAt: 1 }),
+          ).session('a');
+          const c = await reloaded.prepare({ entries: prefix });
+          expect(JSON.stringify(c.entries)).toBe(JSON.stringify(a.entries));
+        }
+      }),
+      { numRuns: RUNS / 2 },
+    );
+  });
+
+  it('invariant 8 (failure-open): failing summarizers and stores never throw out of prepare', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        transcriptSpecArb,
+        optionsArb,
+        fc.record({
+          summarizerFails: fc.boolean(),
+          failRate: fc.double({ min: 0, max: 1, noNaN: true }),
+          seed: fc.nat(),
+        }),
+        async (transcriptSpec, spec, failure) => {
+          let state = failure.seed;
+          const flaky = () => {
+            state = (state * 1103515245 + 12345) % 2 ** 31;
+            if (state / 2 ** 31 < failure.failRate) throw new Error('injected store failure');
+          };
+          const inner = memoryStore();
+          const store: Store = {
+            getDocument: async (...args) => (flaky(), inner.getDocument(...args)),
+            putDocument: async (...args) => (flaky(), inner.putDocument(...args)),
+            appendArchive: async (...args) => (flaky(), inner.appendArchive(...args)),
+            getArchive: (...args) => inner.getArchive(...args),
+            rangeArchive: (...args) => inner.rangeArchive(...args),
+            searchArchive: (...args) => inner.searchArchive(...args),
+          };
+          const summarizer = async () => {
+            if (failure.summarizerFails) throw new Error('injected summarizer failure');
+            return 'summary';
+          };
+          const violations = await loopViolations(
+            buildTranscript(transcriptSpec),
+            spec,
+            ['1', '2', '3', '4', '5', '6', '10'],
+            {
+              store,
+              summarizer,
+            },
+          );
+          expect(violations).toEqual([]);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('invariant 9 (idempotent): preparing a prepared projection changes nothing further', async () => {
+    await fc.assert(
+      fc.asyncProperty(transcriptSpecArb, optionsArb, async (transcriptSpec, spec) => {
+        const history = buildTranscript(transcriptSpec);
+        const session = createBaton(batonOptions(spec)).session('a');
+        let last: Prepared | undefined;
+        for (const point of modelCallPoints(history))
+          last = await session.prepare({ entries: history.slice(0, point) });
+        const again = await session.prepare({ entries: last!.entries });
+        expect(JSON.stringify(again.entries)).toBe(JSON.stringify(last!.entries));
+        if (last!.outcome !== 'unfit') {
+          const fresh = await createBaton(batonOptions(spec))
+            .session('b')
+            .prepare({ entries: last!.entries });
+          expect(JSON.stringify(fresh.entries)).toBe(JSON.stringify(last!.entries));
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('invariant 10 (unconsumed tool results are never folded or summarized)', async () => {
+    await fc.assert(invariantProperty('10'), { numRuns: RUNS });
+  });
+});

@@ -1,0 +1,26 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { OpenAIMessage } from '@baton/core';
+
+/** ../shared/corpus/transcripts beside the repository (never copied into it). */
+export const CORPUS_DIR = fileURLToPath(new URL('../../../shared/corpus/transcripts/', import.meta.url));
+
+export const corpusAvailable = existsSync(CORPUS_DIR);
+export const CORPUS_MISSING = `../shared/corpus/transcripts not found at ${CORPUS_DIR}: real-transcript tests skipped`;
+
+export interface Transcript {
+  name: string;
+  messages: OpenAIMessage[];
+}
+
+export function loadCorpus(): Transcript[] {
+  if (!corpusAvailable) return [];
+  return readdirSync(CORPUS_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((file) => ({
+      name: file.replace(/\.json$/, ''),
+      messages: (JSON.parse(readFileSync(`${CORPUS_DIR}${file}`, 'utf8')) as { messages: OpenAIMessage[] })
+        .messages,
+    }));
+}
