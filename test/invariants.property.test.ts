@@ -142,9 +142,18 @@ describe('DESIGN.md invariants on random agent loops', () => {
           };
           const inner = memoryStore();
           const store: Store = {
-            getDocument: async (...args) => (flaky(), inner.getDocument(...args)),
-            putDocument: async (...args) => (flaky(), inner.putDocument(...args)),
-            appendArchive: async (...args) => (flaky(), inner.appendArchive(...args)),
+            getDocument: async (...args) => {
+              flaky();
+              return inner.getDocument(...args);
+            },
+            putDocument: async (...args) => {
+              flaky();
+              return inner.putDocument(...args);
+            },
+            appendArchive: async (...args) => {
+              flaky();
+              return inner.appendArchive(...args);
+            },
             getArchive: (...args) => inner.getArchive(...args),
             rangeArchive: (...args) => inner.rangeArchive(...args),
             searchArchive: (...args) => inner.searchArchive(...args),

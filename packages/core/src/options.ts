@@ -33,10 +33,10 @@ const optionsSchema = z
     model: z.string().min(1).optional(),
     contextWindow: positiveInt.optional(),
     reserveOutput: z.number().int().nonnegative().optional(),
-    warnAt: ratio('warnAt').default(0.64),
+    warnAt: ratio('warnAt').optional(),
     compactAt: ratio('compactAt').default(0.8),
-    targetAt: ratio('targetAt').default(0.5),
-    truncateAt: ratio('truncateAt').default(0.9),
+    targetAt: ratio('targetAt').optional(),
+    truncateAt: ratio('truncateAt').optional(),
     keep: z.number().int().nonnegative().default(3),
     keepRecentGroups: z.number().int().nonnegative().default(4),
     maxSummaryInputTokens: positiveInt.default(8_000),
@@ -89,8 +89,23 @@ export type BatonOptions = z.input<typeof optionsSchema>;
 export interface ResolvedOptions
   extends Omit<
     z.output<typeof optionsSchema>,
-    'tokenizer' | 'store' | 'summarizer' | 'catalog' | 'contextWindow' | 'reserveOutput' | 'maxSummaryTokens'
+    | 'tokenizer'
+    | 'store'
+    | 'summarizer'
+    | 'catalog'
+    | 'contextWindow'
+    | 'reserveOutput'
+    | 'maxSummaryTokens'
+    | 'warnAt'
+    | 'targetAt'
+    | 'truncateAt'
   > {
+  /** Default 0.64 (or 0.8 x compactAt when that is lower). */
+  warnAt: number;
+  /** Default 0.5 (or 0.625 x compactAt when that is lower). */
+  targetAt: number;
+  /** Default 0.9 (or compactAt when that is higher). */
+  truncateAt: number;
   maxSummaryTokens: number;
   contextWindow: number;
   reserveOutput: number;
@@ -127,7 +142,14 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
   }
   const parsed = optionsSchema.safeParse(options);
   if (!parsed.success) throw formatIssues(parsed.error);
-  const o = parsed.data;
+  // Unset thresholds follow a moved compactAt, so `{ compactAt: 0.5 }` alone is valid.
+  const compactAt = parsed.data.compactAt;
+  const o = {
+    ...parsed.data,
+    warnAt: parsed.data.warnAt ?? Math.min(0.64, compactAt * 0.8),
+    targetAt: parsed.data.targetAt ?? Math.min(0.5, compactAt * 0.625),
+    truncateAt: parsed.data.truncateAt ?? Math.max(0.9, compactAt),
+  };
 
   const fail = (field: string, message: string) => {
     throw new BatonConfigError(`[baton] [options] ${field}: ${message}`, [field]);

@@ -20,6 +20,8 @@ export interface RepairResult {
  * needed repair.
  */
 export function repairTranscript(entries: readonly Entry[]): RepairResult {
+  if (!needsRepair(entries))
+    return { entries: entries as Entry[], orphaned: [], orphanResults: 0, missingResults: 0 };
   let out: Entry[] | undefined;
   const orphaned: Entry[] = [];
   let orphanResults = 0;
@@ -83,4 +85,22 @@ export function repairTranscript(entries: readonly Entry[]): RepairResult {
     }
   }
   return { entries: out ?? (entries as Entry[]), orphaned, orphanResults, missingResults };
+}
+
+/** One allocation-free pass (prepare runs before every model call): is anything unpaired? */
+function needsRepair(entries: readonly Entry[]): boolean {
+  const open = new Set<string>();
+  let caller = false;
+  for (const entry of entries) {
+    if (entry.role === 'tool') {
+      for (const part of entry.parts) {
+        if (part.type === 'tool-result' && (!caller || !open.delete(part.callId))) return true;
+      }
+      continue;
+    }
+    if (open.size > 0) return true;
+    caller = entry.role === 'assistant';
+    if (caller) for (const part of entry.parts) if (part.type === 'tool-call') open.add(part.id);
+  }
+  return false;
 }

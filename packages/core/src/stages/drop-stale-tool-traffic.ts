@@ -9,7 +9,8 @@ export interface DropStaleToolTrafficOptions {
 }
 
 /** A group whose digest saves less than this is not worth a line of its own. */
-const MIN_SAVING = 48;
+const MIN_SAVING = 16;
+const PER_MESSAGE_COST = 4;
 
 function squash(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -51,13 +52,11 @@ export function dropStaleToolTraffic({ keep }: DropStaleToolTrafficOptions = {})
       if (freed.reachedTarget) break;
       if (!group.consumed || group.pinned || group.newest || recent.has(group)) continue;
       const before = group.entries.reduce((sum, e) => sum + ctx.count(e), 0);
-      const digest = digestLines(group.entries).join('\n');
-      const after = ctx.count({
-        key: '',
-        seq: 0,
-        role: 'assistant',
-        parts: [{ type: 'text', text: digest }],
-      });
+      // Adjacent groups share one digest message, so a group costs only its own lines.
+      const lines = digestLines(group.entries).join('\n');
+      const after =
+        ctx.count({ key: '', seq: 0, role: 'assistant', parts: [{ type: 'text', text: lines }] }) -
+        PER_MESSAGE_COST;
       if (before - after < MIN_SAVING) continue;
       selected.push(group);
       freed.add(before - after);

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { createBaton } from './baton.ts';
+import { BatonConfigError } from './errors.ts';
+import { lookupModel } from './model-catalog.ts';
+import type { BatonOptions } from './options.ts';
+
+const fails = (options: unknown) => {
+  try {
+    createBaton(options as BatonOptions);
+  } catch (error) {
+    expect(error).toBeInstanceOf(BatonConfigError);
+    return (error as BatonConfigError).message;
+  }
+  throw new Error('expected BatonConfigError');
+};
+
+describe('createBaton options', () => {
+  it('applies the documented defaults', () => {
+    const { options } = createBaton({ model: 'gpt-4o' });
+    expect(options).toMatchObject({
+      warnAt: 0.64,
+      compactAt: 0.8,
+      targetAt: 0.5,
+      truncateAt: 0.9,
+      keep: 3,
+      contextWindow: 128_000,
+    });
+    expect(options.inputBudget).toBe(128_000 - options.reserveOutput);
+  });
+
+  it('names the field and the accepted values', () => {
+    expect(fails({ model: 'gpt-4o', compactAt: 1.5 })).toMatch(/\[baton\] \[options\] compactAt: .*<= 1/);
+    expect(fails({ model: 'gpt-4o', tokenizer: 'p50k' })).toMatch(/tokenizer/);
+    expect(fails({ model: 'gpt-4o', keep: -1 })).toMatch(/keep/);
+    expect(fails({ model: 'gpt-4o', compactat: 0.7 })).toMatch(
+      /unknown option.*'compactat'.*accepted: .*compactAt/,
+    );
+    expect(fails({ model: 'gpt-4o', summarizer: 'yes' })).toMatch(/summarizer: expected an async function/);
+    expect(fails({ model: 'gpt-4o', store: {} })).toMatch(/store: expected a Store/);
+  });
+
+  it('checks that thresholds are ordered', () => {
+    expect(fails({ model: 'gpt-4o', targetAt: 0.9 })).toMatch(/targetAt: must be below compactAt/);
+    expect(fails({ model: 'gpt-4o', truncateAt: 0.7 })).toMatch(/truncateAt: must be at or above compactAt/);
+    expect(fails({ model: 'gpt-4o', warnAt: 0.85 })).toMatch(/warnAt: must be at or below compactAt/);
+  });
+
+  it('requires a window: from the catalog or given', () => {
+    expect(fails({})).toMatch(/contextWindow: required/);
+    expect(fails({ model: 'my-local-llm' })).toMatch(/model 'my-local-llm' is not in the catalog/);
+    expect(createBaton({ model: 'my-local-llm', contextWindow: 32_768 }).options.contextWindow).toBe(32_768);
+    expect(
+      createBaton({
+        model: 'my-local-llm',
+        catalog: { 'my-local': { contextWindow: 8_192, encoding: 'cl100k_base' } },
+      }).options.contextWindow,
+    ).toBe(8_192);
+    expect(fails({ contextWindow: 1000, reserveOutput: 1000 })).toMatch(/reserveOutput/);
+  });
+
+  it('rejects non-objects', () => {
+    expect(fails(undefined)).toMatch(/expected an options object/);
+  });
+});
+
+describe('model catalog', () => {
+  it('matches by longest prefix, ignoring a provider prefix', () => {
+    expect(lookupModel('anthropic/claude-sonnet-4-20250514')?.contextWindow).toBe(200_000);
+    expect(lookupModel('gpt-4o-mini')?.contextWindow).toBe(128_000);
+    expect(lookupModel('gpt-4-turbo-2024-04-09')?.encoding).toBe('cl100k_base');
+    expect(lookupModel('gpt-4.1-mini')?.contextWindow).toBe(1_047_576);
+    expect(lookupModel('deepseek/deepseek-chat')?.contextWindow).toBe(128_000);
+    expect(lookupModel('gemini-2.5-pro')?.contextWindow).toBe(1_048_576);
+    expect(lookupModel('mistral-large-latest')?.contextWindow).toBe(128_000);
+    expect(lookupModel('qwen3-coder-480b')?.contextWindow).toBe(262_144);
+    expect(lookupModel('unknown')).toBeUndefined();
+  });
+});

@@ -1,0 +1,139 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createBaton } from './baton.ts';
+import { memoryStore } from './stores/memory-store.ts';
+import type { SummarizerInput } from './summarizer.ts';
+import { createEntry, type Entry } from './transcript.ts';
+
+const words = (n: number, seed: number) =>
+  Array.from({ length: n }, (_, i) => `w${(i * 17 + seed) % 89}`).join(' ');
+
+/** A chat of `turns` user/assistant pairs. */
+function chat(turns: number, size = 120): Entry[] {
+  const entries: Entry[] = [createEntry(0, 'user', 'OPENING request')];
+  for (let t = 0; t < turns; t++) {
+    entries.push(createEntry(entries.length, 'assistant', words(size, t)));
+    entries.push(createEntry(entries.length, 'user', words(size / 4, t + 1000)));
+  }
+  return entries;
+}
+
+describe('Session.prepare', () => {
+  it('keeps the projection prefix byte-stable between calls when nothing new is compacted', async () => {
+    const session = createBaton({ contextWindow: 6_000 }).session('s');
+    const history = chat(60);
+    const first = await session.prepare({ entries: history.slice(0, 100) });
+    expect(first.outcome).toBe('compacted');
+    const second = await session.prepare({ entries: history.slice(0, 101) });
+    expect(second.outcome).toBe('ok');
+    expect(JSON.stringify(second.entries.slice(0, first.entries.length))).toBe(JSON.stringify(first.entries));
+    // Untouched host entries come back as the same objects (adapters round-trip them by reference).
+    expect(second.entries.at(-1)).toBe(history[100]);
+  });
+
+  it('persists the ledger with a version, so another process projects the same way', async () => {
+    const store = memoryStore();
+    const history = chat(60);
+    const a = await createBaton({ contextWindow: 6_000, store })
+      .session('shared')
+      .prepare({ entries: history });
+    const stored = await store.getDocument<{ decisions: unknown[] }>('baton/ledger', 'shared');
+    expect(stored?.version).toBe(1);
+    expect(stored?.value.decisions.length).toBeGreaterThan(0);
+    const b = await createBaton({ contextWindow: 6_000, store })
+      .session('shared')
+      .prepare({ entries: history });
+    expect(b.outcome).toBe('ok');
+    expect(JSON.stringify(b.entries)).toBe(JSON.stringify(a.entries));
+  });
+
+  it("recovers from a ledger conflict (compare-and-set) without losing either writer's decisions", async () => {
+    const store = memoryStore();
+    const history = chat(60);
+    const one = createBaton({ contextWindow: 6_000, store }).session('shared');
+    const two = createBaton({ contextWindow: 6_000, store }).session('shared');
+    await one.prepare({ entries: [] }); // loads version 0
+    await two.prepare({ entries: [] });
+    await one.prepare({ entries: history.slice(0, 80) });
+    const result = await two.prepare({ entries: history });
+    expect(result.events.some((e) => e.type === 'ledger-conflict')).toBe(true);
+    const stored = await store.getDocument<{ decisions: unknown[] }>('baton/ledger', 'shared');
+    expect(stored?.version).toBe(2);
+  });
+
+  it('calibrates later estimates from provider-reported usage', async () => {
+    const baton = createBaton({ contextWindow: 100_000 });
+    const session = baton.session('s');
+    const history = chat(10);
+    const first = await session.prepare({ entries: history });
+    session.observeUsage({ inputTokens: Math.round(first.tokens.after * 1.5) });
+    const second = await session.prepare({ entries: history });
+    expect(second.tokens.after / first.tokens.after).toBeCloseTo(1.5, 1);
+  });
+
+  it('counts the system prompt and tool schemas', async () => {
+    const session = createBaton({ contextWindow: 100_000 }).session('s');
+    const bare = await session.prepare({ entries: chat(1) });
+    const withSystem = await session.prepare({ entries: chat(1), system: words(200, 1) });
+    const withTools = await session.prepare({
+      entries: chat(1),
+      tools: [
+        {
+          name: 'grep',
+          description: words(50, 2),
+          inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+        },
+      ],
+    });
+    expect(withSystem.tokens.after - bare.tokens.after).toBeGreaterThan(200);
+    expect(withTools.tokens.after - bare.tokens.after).toBeGreaterThan(50);
+    expect(withSystem.system).toBe(words(200, 1));
+  });
+
+  it('requestCompaction compacts down to targetAt with the instruction handed to the summarizer', async () => {
+    const inputs: SummarizerInput[] = [];
+    const baton = createBaton({
+      contextWindow: 20_000,
+      summarizer: async (input) => {
+        inputs.push(input);
+        return 'kept: the plan';
+      },
+    });
+    const session = baton.session('s');
+    const history = chat(40);
+    const before = await session.prepare({ entries: history });
+    expect(before.outcome).toBe('ok');
+    session.requestCompaction('keep the plan');
+    const after = await session.prepare({ entries: history });
+    expect(after.outcome).toBe('compacted');
+    expect(after.tokens.after).toBeLessThanOrEqual(baton.options.targetAt * baton.options.inputBudget);
+    expect(inputs.every((i) => i.instruction === 'keep the plan')).toBe(true);
+    expect(inputs.length).toBeGreaterThan(0);
+  });
+
+  it('reports unfit instead of throwing when protected content alone exceeds the budget', async () => {
+    const baton = createBaton({ contextWindow: 2_000 });
+    const prepared = await baton.session('s').prepare({ entries: [createEntry(0, 'user', words(3_000, 1))] });
+    expect(prepared.outcome).toBe('unfit');
+    expect(prepared.events.some((e) => e.type === 'budget-exceeded')).toBe(true);
+  });
+
+  it('rejects an empty session id', () => {
+    expect(() => createBaton({ contextWindow: 1_000 }).session('')).toThrow(/session id/);
+  });
+});
+
+describe('architecture', () => {
+  it('core imports no agent framework', () => {
+    const dir = new URL('./', import.meta.url);
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter(
+      (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
+    );
+    const allowed = /^(\.{1,2}\/|node:|zod$|gpt-tokenizer\/)/;
+    for (const file of files) {
+      const source = readFileSync(new URL(file, dir), 'utf8');
+      for (const [, specifier] of source.matchAll(/from '([^']+)'/g))
+        expect(specifier, file).toMatch(allowed);
+    }
+  });
+});

@@ -1,0 +1,85 @@
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { describe, expect, it } from 'vitest';
+import { TokenCounter } from './token-counter.ts';
+import { gptTokenizer, tiktokenTokenizer } from './tokenizer.ts';
+import { createEntry } from './transcript.ts';
+
+describe('gptTokenizer', () => {
+  const tokenizer = gptTokenizer();
+
+  it('counts exactly what gpt-tokenizer counts on ordinary text', () => {
+    const text = 'The quick brown fox jumps over the lazy dog.\nfunction f(x) { return x * 2; }';
+    expect(tokenizer.count(text)).toBe(countTokens(text));
+  });
+
+  it('counts special-token text as ordinary text instead of throwing', () => {
+    expect(() => tokenizer.count('before <|endoftext|> after <|im_start|>')).not.toThrow();
+    expect(tokenizer.count('<|endoftext|>')).toBeGreaterThan(1);
+  });
+
+  it('splits long runs without whitespace, staying within 1% of the unsplit count', () => {
+    const run = Array.from({ length: 20_000 }, (_, i) => 'abcdefghij0123456789+/'[(i * 7919) % 22]).join('');
+    const split = tokenizer.count(run);
+    const whole = countTokens(run, { disallowedSpecial: new Set() });
+    expect(Math.abs(split - whole) / whole).toBeLessThan(0.01);
+  });
+
+  it('counts a 1 MB unbroken run (BPE would be quadratic on it), sampled within 2% of the split count', () => {
+    expect(tokenizer.count('a'.repeat(1_000_000))).toBe(125_000);
+    let state = 7;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    const blob = Array.from({ length: 200_000 }, () => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return alphabet[state % 64];
+    }).join('');
+    let exact = 0;
+    for (let i = 0; i < blob.length; i += 256) exact += countTokens(blob.slice(i, i + 256));
+    expect(Math.abs(tokenizer.count(blob) - exact) / exact).toBeLessThan(0.02);
+  });
+
+  it('offers cl100k_base for older OpenAI models', () => {
+    expect(gptTokenizer('cl100k_base').name).toBe('gpt-tokenizer/cl100k_base');
+  });
+
+  it('tiktoken engine counts the same as gpt-tokenizer', async () => {
+    const tiktoken = await tiktokenTokenizer('o200k_base');
+    const text = 'Grid storage: sodium-ion vs LFP, 160 Wh/kg. {"json": [1, 2, 3]}';
+    expect(tiktoken.count(text)).toBe(tokenizer.count(text));
+  });
+});
+
+describe('TokenCounter', () => {
+  it('counts framing, tool calls and results, and memoizes per entry', () => {
+    let calls = 0;
+    const counting = {
+      name: 'spy',
+      count: (text: string) => {
+        calls++;
+        return text.length;
+      },
+    };
+    const counter = new TokenCounter(counting, 100);
+    const entry = createEntry(0, 'assistant', [
+      { type: 'text', text: 'abcd' },
+      { type: 'tool-call', id: '1', name: 'grep', input: { q: 'x' } },
+      { type: 'opaque', kind: 'image', value: {} },
+    ]);
+    const first = counter.raw(entry);
+    expect(first).toBe(4 + 4 + (3 + 4 + 9) + 100);
+    const before = calls;
+    expect(counter.raw(entry)).toBe(first);
+    expect(counter.raw(structuredClone(entry))).toBe(first);
+    expect(calls).toBe(before);
+  });
+
+  it('calibrates from provider-reported usage with smoothing', () => {
+    const counter = new TokenCounter(gptTokenizer(), 0);
+    counter.calibrate(1000, 1200);
+    expect(counter.ratio).toBeCloseTo(1.2);
+    counter.calibrate(1000, 1400);
+    expect(counter.ratio).toBeCloseTo(1.3);
+    counter.calibrate(1000, Number.NaN);
+    expect(counter.ratio).toBeCloseTo(1.3);
+    expect(counter.scale(100)).toBe(130);
+  });
+});
