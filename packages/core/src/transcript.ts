@@ -119,3 +119,9 @@ export function firstLine(text: string, max = 80): string {
   const line = text.trimStart().split('\n', 1)[0] ?? '';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
+
+/** Whitespace collapsed to single spaces, trimmed to `max` characters (digests, summaries, notices). */
+export function squash(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

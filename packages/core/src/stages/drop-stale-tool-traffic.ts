@@ -1,6 +1,14 @@
 import type { Group } from '../groups.ts';
 import { defineStage, FreedTokens, type Stage } from '../stage.ts';
-import { type Entry, firstLine, inputText, outputText, toolCalls, toolResults } from '../transcript.ts';
+import {
+  type Entry,
+  firstLine,
+  inputText,
+  outputText,
+  squash,
+  toolCalls,
+  toolResults,
+} from '../transcript.ts';
 import { adjacentRuns, recallRangeHint, replaceWith } from './spans.ts';
 
 export interface DropStaleToolTrafficOptions {
@@ -11,11 +19,6 @@ export interface DropStaleToolTrafficOptions {
 /** A group whose digest saves less than this is not worth a line of its own. */
 const MIN_SAVING = 16;
 const PER_MESSAGE_COST = 4;
-
-function squash(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 /** One line per call: name, arguments digest, outcome. */
 export function digestLines(entries: readonly Entry[]): string[] {

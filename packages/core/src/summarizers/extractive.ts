@@ -1,12 +1,7 @@
 import type { Summarizer } from '../summarizer.ts';
-import { type Entry, firstLine, inputText, outputText, toolCalls } from '../transcript.ts';
+import { type Entry, firstLine, inputText, outputText, squash, toolCalls } from '../transcript.ts';
 
 const CHARS_PER_TOKEN = 3.5;
-
-function squash(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 interface Line {
   text: string;
