@@ -1,18 +1,23 @@
 export type { ArchiveApi } from './archive.ts';
 export { type Baton, createBaton } from './baton.ts';
+export type { Checkpoint } from './checkpoint.ts';
 export { BatonConfigError } from './errors.ts';
 export type { BatonEvent, BatonEventType } from './events.ts';
 export { buildGroups, type Group, type GroupKind } from './groups.ts';
 export type { Decision, FoldDecision, Ledger, ReplaceDecision } from './ledger.ts';
 export { lookupModel, MODEL_CATALOG, type ModelInfo } from './model-catalog.ts';
+export type { NoteSection, NotesApi } from './notes.ts';
 export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat } from './openai-chat.ts';
 export type { BatonOptions, ResolvedOptions } from './options.ts';
+export { detectContextOverflow, type OverflowReport } from './overflow.ts';
 export { pairingViolation } from './projection-check.ts';
+export type { RecallInput, RecallResult } from './recall.ts';
 export { MISSING_RESULT_TEXT } from './repair.ts';
 export type { Notice, Outcome, Prepared, PrepareInput, Session } from './session.ts';
 export { defineStage, type Stage, type StageContext, type StageResult } from './stage.ts';
 export {
   defaultStages,
+  degrade,
   dropStaleToolTraffic,
   foldToolResults,
   summarize,

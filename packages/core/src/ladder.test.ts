@@ -42,7 +42,7 @@ describe('the ladder', () => {
 
   it('stops at the first stage that reaches targetAt (folding alone suffices here)', async () => {
     const baton = createBaton({ contextWindow: 8_000 });
-    const prepared = await baton.session('s').prepare({ entries: toolLoop(12, 250) });
+    const prepared = await baton.session('s').prepare({ entries: toolLoop(10, 250) });
     expect(prepared.outcome).toBe('compacted');
     expect(stagesOf(prepared.events)).toEqual(['fold-tool-results']);
     expect(prepared.tokens.after).toBeLessThanOrEqual(baton.options.targetAt * baton.options.inputBudget);
@@ -97,7 +97,7 @@ describe('the ladder', () => {
       return { decisions: [] };
     });
     const baton = createBaton({ contextWindow: 8_000, stages: [spy, foldToolResults({ keep: 0 }), spy] });
-    const prepared = await baton.session('s').prepare({ entries: toolLoop(12, 250) });
+    const prepared = await baton.session('s').prepare({ entries: toolLoop(10, 250) });
     expect(seen.length).toBe(1); // the second spy never runs: fold reached the target
     expect(stagesOf(prepared.events)).toEqual(['fold-tool-results']);
     // keep: 0 lets the stage fold even the newest result when the target needs it.

@@ -2,6 +2,7 @@ import { describeError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
 import { buildGroups, type PinPolicy } from './groups.ts';
 import { applyLedger, type Decision } from './ledger.ts';
+import type { EvictedSpan } from './notices.ts';
 import type { ResolvedOptions } from './options.ts';
 import { stageViolation } from './projection-check.ts';
 import { type Stage, type StageContext, stageNameOf } from './stage.ts';
@@ -20,6 +21,8 @@ export interface LadderInput {
   pinPolicy: PinPolicy;
   count(entry: Entry): number;
   summarize: StageContext['summarize'];
+  /** Tokens of the notices that will describe these evictions. */
+  noticeTokens(spans: readonly EvictedSpan[]): number;
   emit(event: BatonEvent): void;
 }
 
@@ -27,8 +30,8 @@ export interface LadderOutput {
   entries: Entry[];
   tokens: number;
   decisions: Decision[];
-  /** Host entries this run evicted, with the stage that did it, in projection order. */
-  evicted: Array<{ entry: Entry; stage: string }>;
+  /** What each accepted decision evicted (host entries only; synthetic ones stand for entries already archived). */
+  spans: EvictedSpan[];
 }
 
 /** Host entries a decision takes out of the projection (synthetic ones stand for entries already archived). */
@@ -50,9 +53,9 @@ function evictedBy(decision: Decision, byKey: ReadonlyMap<string, Entry>): Entry
 export async function runLadder(input: LadderInput): Promise<LadderOutput> {
   let entries = input.entries;
   const total = (list: readonly Entry[]) => list.reduce((sum, e) => sum + input.count(e), input.overhead);
+  const spans: EvictedSpan[] = [];
   let tokens = total(entries);
   const decisions: Decision[] = [];
-  const evicted: LadderOutput['evicted'] = [];
 
   for (const stage of input.stages) {
     if (tokens <= input.target) break;
@@ -80,7 +83,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
     }
     if (!Array.isArray(proposed) || proposed.length === 0) continue;
     const next = applyLedger(entries, proposed);
-    const violation = stageViolation(groups, next);
+    const violation = stageViolation(groups, next, { degrades: stage.degrades === true });
     if (violation) {
       input.emit({ type: 'stage-failed', stage: name, error: `[baton] [ladder] rejected: ${violation}` });
       continue;
@@ -90,16 +93,24 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
     let from = Number.POSITIVE_INFINITY;
     let to = Number.NEGATIVE_INFINITY;
     for (const decision of proposed) {
-      for (const entry of evictedBy(decision, byKey)) {
-        evicted.push({ entry, stage: name });
-        affected++;
-        from = Math.min(from, entry.seq);
-        to = Math.max(to, entry.seq);
-      }
+      const evicted = evictedBy(decision, byKey);
+      if (evicted.length === 0) continue;
+      const span: EvictedSpan = {
+        stage: name,
+        from: evicted[0]!.seq,
+        to: evicted.at(-1)!.seq,
+        entries: evicted,
+      };
+      spans.push(span);
+      decision.span = [span.from, span.to];
+      affected += evicted.length;
+      from = Math.min(from, span.from);
+      to = Math.max(to, span.to);
     }
     const tokensBefore = tokens;
     entries = next;
-    tokens = total(entries);
+    // The notice telling the agent what went is part of the request too.
+    tokens = total(entries) + input.noticeTokens(spans);
     decisions.push(...proposed);
     input.emit({
       type: 'stage-completed',
@@ -110,5 +121,5 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
       ...(affected > 0 ? { seqRange: [from, to] as [number, number] } : {}),
     });
   }
-  return { entries, tokens, decisions, evicted };
+  return { entries, tokens, decisions, spans };
 }

@@ -6,6 +6,8 @@ export interface FoldDecision {
   stage: string;
   key: string;
   parts: Part[];
+  /** Seq range of the host entries it evicted (set when the ladder accepts it). */
+  span?: [number, number];
 }
 
 /** Replace a contiguous run of entries with zero or more synthetic entries (digest, summary, marker). */
@@ -14,6 +16,8 @@ export interface ReplaceDecision {
   stage: string;
   keys: string[];
   entries: Entry[];
+  /** Seq range of the host entries it evicted (set when the ladder accepts it). */
+  span?: [number, number];
 }
 
 export type Decision = FoldDecision | ReplaceDecision;

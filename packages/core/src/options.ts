@@ -42,6 +42,7 @@ const optionsSchema = z
     maxSummaryInputTokens: positiveInt.default(8_000),
     maxSummaryTokens: positiveInt.optional(),
     opaqueTokens: z.number().int().nonnegative().default(512),
+    notesCap: positiveInt.optional(),
     pinnedTools: z.array(z.string().min(1)).default([]),
     pin: fn<(entry: Entry) => boolean>('a function (entry) => boolean').optional(),
     summarizer: fn<Summarizer>('an async function (input) => string').optional(),
@@ -96,6 +97,7 @@ export interface ResolvedOptions
     | 'contextWindow'
     | 'reserveOutput'
     | 'maxSummaryTokens'
+    | 'notesCap'
     | 'warnAt'
     | 'targetAt'
     | 'truncateAt'
@@ -107,6 +109,8 @@ export interface ResolvedOptions
   /** Default 0.9 (or compactAt when that is higher). */
   truncateAt: number;
   maxSummaryTokens: number;
+  /** Tokens the rendered notes may take. Default 10% of the input budget. */
+  notesCap: number;
   contextWindow: number;
   reserveOutput: number;
   /** contextWindow - reserveOutput: what the prompt may use. */
@@ -187,6 +191,7 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
     contextWindow: window,
     reserveOutput,
     inputBudget: window - reserveOutput,
+    notesCap: o.notesCap ?? Math.max(64, Math.floor((window - reserveOutput) * 0.1)),
     // A summary should never be a large share of what it frees: 5% of the budget, at most 2,000.
     maxSummaryTokens:
       o.maxSummaryTokens ?? Math.max(64, Math.min(2_000, Math.floor((window - reserveOutput) * 0.05))),

@@ -29,15 +29,22 @@ export function pairingViolation(entries: readonly Entry[]): string | undefined 
  * of a protected group (system, first and latest request, pinned, newest step) and every
  * unconsumed tool result is still there, as the same object.
  */
-export function stageViolation(before: readonly Group[], after: readonly Entry[]): string | undefined {
+export function stageViolation(
+  before: readonly Group[],
+  after: readonly Entry[],
+  { degrades = false }: { degrades?: boolean } = {},
+): string | undefined {
   const pairing = pairingViolation(after);
   if (pairing) return pairing;
   const present = new Set(after);
+  const keys = degrades ? new Set(after.map((e) => e.key)) : undefined;
   for (const group of before) {
     if (!isProtected(group) && !hasUnconsumedResults(group)) continue;
     for (const entry of group.entries) {
-      if (!present.has(entry))
-        return `protected entry at seq ${entry.seq} (${group.kind}) was changed or removed`;
+      if (present.has(entry)) continue;
+      // A degrading stage may swap a tool result for a preview under the same key (pinned aside).
+      if (keys && entry.role === 'tool' && !group.pinned && keys.has(entry.key)) continue;
+      return `protected entry at seq ${entry.seq} (${group.kind}) was changed or removed`;
     }
   }
   return undefined;

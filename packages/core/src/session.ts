@@ -1,27 +1,41 @@
+import { createAgentTools, type NeutralTool } from './agent-tools.ts';
 import { type ArchiveApi, archiveApi } from './archive.ts';
+import { archivedRanges, type Checkpoint, readCheckpoint, writeCheckpoint } from './checkpoint.ts';
 import { describeError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
-import type { PinPolicy } from './groups.ts';
+import { buildGroups, type PinPolicy } from './groups.ts';
 import { runLadder } from './ladder.ts';
 import { applyLedger, type Decision, type Ledger } from './ledger.ts';
+import { Notes, type NotesApi, renderNotes } from './notes.ts';
+import {
+  degradeNotice,
+  type EvictedSpan,
+  evictionNotice,
+  renderNotices,
+  unfitNotice,
+  warningNotice,
+} from './notices.ts';
 import type { ResolvedOptions } from './options.ts';
+import { detectContextOverflow } from './overflow.ts';
 import { repairTranscript } from './repair.ts';
+import { initialState, type SessionState, STATE_NAMESPACE } from './session-state.ts';
 import type { Stage } from './stage.ts';
+import { previewChars } from './stages/degrade.ts';
 import type { ArchiveRecord } from './store.ts';
 import { boundedSummarize } from './summarizers/bounded.ts';
 import { PER_REQUEST, type TokenCounter, type ToolSchema } from './token-counter.ts';
-import type { Entry } from './transcript.ts';
+import { type Entry, outputText, toolResults } from './transcript.ts';
 
 export interface PrepareInput {
   /** The host's full history, converted (`fromOpenAIChat` or an adapter). */
   entries: readonly Entry[];
-  /** System prompt sent with the request (counted; notes are rendered into it). */
+  /** System prompt sent with the request (counted; notes and notices are appended to it). */
   system?: string;
   /** Tools offered to the model (their schemas are counted). */
   tools?: readonly ToolSchema[];
 }
 
-/** Something the agent should read before its next step. */
+/** Something the agent should read before its next step (rendered at the end of `Prepared.system`). */
 export interface Notice {
   type: 'warning' | 'eviction' | 'degrade' | 'unfit';
   text: string;
@@ -33,13 +47,16 @@ export type Outcome = 'ok' | 'compacted' | 'unfit';
 export interface Prepared {
   /** The projection: what the model should see this call. */
   entries: Entry[];
-  /** The system prompt to send. */
+  /** The system prompt to send: the host's, then the agent's notes, then this step's notices. */
   system: string;
   notices: Notice[];
   outcome: Outcome;
   tokens: { before: number; after: number; budget: number };
   events: BatonEvent[];
+  /** With `unfit`: where the durable checkpoint is. */
   checkpointRef?: string;
+  /** With `unfit`: why nothing smaller could be sent. */
+  reason?: string;
 }
 
 /** Shared by all sessions of one `createBaton` call. */
@@ -52,50 +69,113 @@ export interface Engine {
 }
 
 const LEDGER_NAMESPACE = 'baton/ledger';
+/** An overflow retry aims this much lower than targetAt. */
+const OVERFLOW_TIGHTEN = 0.7;
 
-function archiveRecords(
-  evicted: ReadonlyArray<{ entry: Entry; stage: string }>,
-  now: number,
-): ArchiveRecord[] {
-  return evicted.map(({ entry, stage }) => ({
-    ref: entry.key,
-    seq: entry.seq,
-    entry,
-    stage,
-    archivedAt: now,
-  }));
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function archiveRecords(spans: readonly EvictedSpan[], now: number): ArchiveRecord[] {
+  return spans.flatMap((span) =>
+    span.entries.map((entry) => ({
+      ref: entry.key,
+      seq: entry.seq,
+      entry,
+      stage: span.stage,
+      archivedAt: now,
+    })),
+  );
+}
+
+function joinBlocks(...blocks: string[]): string {
+  return blocks.filter((b) => b.length > 0).join('\n\n');
 }
 
 /**
  * One conversation's context manager. `prepare` runs before every model call: it repairs the
  * transcript, re-applies the persisted ledger, measures, runs the ladder when over
- * `compactAt`, archives what it evicts before returning, and persists its decisions.
- * It never throws for summarizer, stage or store failures (they become events).
+ * `compactAt` (or when the agent asked), archives what it evicts before returning, persists
+ * its decisions, and renders the agent's notes and this step's notices into the system
+ * prompt. It never throws for summarizer, stage or store failures (they become events).
  */
 export class Session {
   readonly archive: ArchiveApi;
+  readonly notes: NotesApi;
+  /** The agent tools (notes, compact, recall) in neutral form; adapters expose them in host idiom. */
+  readonly tools: NeutralTool[];
+  private readonly notesStore: Notes;
   private ledger: Ledger = { decisions: [] };
   private ledgerVersion = 0;
-  private ledgerLoaded = false;
+  private state: SessionState = initialState();
+  private stateVersion = 0;
+  private stateDirty = false;
+  private loaded = false;
   private lastRawTotal = 0;
-  private pendingCompaction: { instruction: string | undefined } | undefined;
+  private lastTokens = 0;
   private readonly archivedOrphans = new Set<string>();
 
   constructor(
     readonly id: string,
     private readonly engine: Engine,
   ) {
-    this.archive = archiveApi(engine.options.store, id);
+    const { options, counter } = engine;
+    this.archive = archiveApi(options.store, id);
+    this.notesStore = new Notes(options.store, id, options.notesCap, (text) =>
+      counter.scale(counter.rawText(text)),
+    );
+    this.notes = this.notesStore;
+    this.tools = createAgentTools({
+      notes: this.notes,
+      archive: this.archive,
+      requestCompaction: (instruction) => this.requestCompaction(instruction),
+      budgetNow: () => ({ tokens: this.lastTokens, target: options.targetAt * options.inputBudget }),
+      recallLimit: Math.max(2_000, Math.floor(options.inputBudget * 0.1 * 3)),
+    });
   }
 
   /** Asks for a compaction down to `targetAt` before the next model call, guided by `instruction`. */
   requestCompaction(instruction?: string): void {
-    this.pendingCompaction = { instruction };
+    this.state.pendingCompaction = instruction === undefined ? {} : { instruction };
+    this.stateDirty = true;
   }
 
   /** Feeds the provider's reported input tokens of the last call into the calibration. */
   observeUsage(usage: { inputTokens: number }): void {
     this.engine.counter.calibrate(this.lastRawTotal, usage.inputTokens);
+    if (this.state.overflowStreak !== 0) {
+      this.state.overflowStreak = 0;
+      this.stateDirty = true;
+    }
+  }
+
+  /**
+   * After a provider rejected the last request: `'retry'` when it was a context-length error
+   * (calibration learns the provider's count and the next `prepare` compacts to a tighter
+   * target), `'unfit'` when it is the second in a row (a checkpoint is written and the next
+   * turn is told), `'not-overflow'` for any other error.
+   */
+  async recoverFromOverflow(error: unknown): Promise<'retry' | 'unfit' | 'not-overflow'> {
+    const report = detectContextOverflow(error);
+    if (!report) return 'not-overflow';
+    this.state.overflowStreak++;
+    this.stateDirty = true;
+    if (report.tokens !== undefined) this.engine.counter.calibrate(this.lastRawTotal, report.tokens);
+    if (this.state.overflowStreak >= 2) {
+      const reason = `the provider rejected the request as too long twice in a row (${report.message})`;
+      const tokens = report.tokens ?? this.lastTokens;
+      const checkpointRef = await this.checkpoint(reason, tokens, () => undefined);
+      this.state.unfit = { reason, checkpointRef, tokens, budget: this.engine.options.inputBudget };
+      this.state.overflowStreak = 0;
+      await this.persistState(() => undefined);
+      return 'unfit';
+    }
+    this.state.pendingCompaction = { ...this.state.pendingCompaction, tighten: OVERFLOW_TIGHTEN };
+    await this.persistState(() => undefined);
+    return 'retry';
+  }
+
+  /** Reads a checkpoint written by an `unfit` outcome. */
+  readCheckpoint(ref: string): Promise<Checkpoint | undefined> {
+    return readCheckpoint(this.engine.options.store, ref);
   }
 
   async prepare(input: PrepareInput): Promise<Prepared> {
@@ -109,7 +189,7 @@ export class Session {
         // A listener's failure is the listener's; the model call goes on.
       }
     };
-    await this.loadLedger(emit);
+    await this.load(emit);
 
     const repaired = repairTranscript(input.entries);
     if (repaired.orphaned.length > 0 || repaired.missingResults > 0) {
@@ -122,30 +202,40 @@ export class Session {
       });
     }
 
-    const system = input.system ?? '';
-    const overheadRaw = counter.rawText(system) + counter.rawTools(input.tools) + PER_REQUEST;
-    let projection = applyLedger(repaired.entries, this.ledger.decisions);
-    const measure = (entries: readonly Entry[]) => {
-      let raw = overheadRaw;
+    const notices: Notice[] = [];
+    if (this.state.unfit) {
+      const { reason, checkpointRef, tokens, budget } = this.state.unfit;
+      notices.push(unfitNotice(reason, checkpointRef, tokens, budget));
+      this.state.unfit = undefined;
+      this.stateDirty = true;
+    }
+
+    const baseSystem = joinBlocks(input.system ?? '', await this.renderedNotes(emit));
+    const toolsRaw = counter.rawTools(input.tools) + PER_REQUEST;
+    const measure = (entries: readonly Entry[], system: string) => {
+      let raw = toolsRaw + counter.rawText(system);
       for (const entry of entries) raw += counter.raw(entry);
       return raw;
     };
-    let raw = measure(projection);
-    const before = counter.scale(raw);
-    let after = before;
+    let projection = applyLedger(repaired.entries, this.ledger.decisions);
+    const before = counter.scale(measure(projection, baseSystem));
     const budget = options.inputBudget;
     let outcome: Outcome = 'ok';
 
-    const forced = this.pendingCompaction;
-    this.pendingCompaction = undefined;
-    if (before > options.compactAt * budget || (forced && before > options.targetAt * budget)) {
+    const forced = this.state.pendingCompaction;
+    if (forced) {
+      this.state.pendingCompaction = undefined;
+      this.stateDirty = true;
+    }
+    const target = options.targetAt * budget * (forced?.tighten ?? 1);
+    if (before > options.compactAt * budget || (forced && before > target)) {
       const result = await runLadder({
         entries: projection,
         stages: this.engine.stages,
-        overhead: counter.scale(overheadRaw),
-        target: options.targetAt * budget,
+        overhead: counter.scale(toolsRaw + counter.rawText(baseSystem)),
+        target,
         budget,
-        truncateLimit: options.truncateAt * budget,
+        truncateLimit: forced?.tighten ? target : options.truncateAt * budget,
         instruction: forced?.instruction,
         options,
         pinPolicy: this.engine.pinPolicy,
@@ -164,26 +254,154 @@ export class Session {
             forced?.instruction,
             priorSummary,
           ),
+        noticeTokens: (spans) =>
+          spans.length === 0
+            ? 0
+            : counter.scale(counter.rawText(renderNotices(this.compactionNotices(spans, before)))) + 8,
         emit,
       });
-      if (result.decisions.length > 0 && (await this.commit(result.decisions, result.evicted, emit))) {
+      if (result.decisions.length > 0 && (await this.commit(result.decisions, result.spans, emit))) {
         projection = result.entries;
-        raw = measure(projection);
-        after = counter.scale(raw);
         outcome = 'compacted';
+        const evictions = result.spans.filter((s) => s.stage !== 'degrade');
+        const degraded = result.spans.filter((s) => s.stage === 'degrade');
+        if (evictions.length > 0) notices.push(evictionNotice(evictions, before - result.tokens));
+        if (degraded.length > 0) {
+          const shown = previewChars(budget);
+          notices.push(
+            degradeNotice(
+              degraded
+                .flatMap((s) => s.entries)
+                .map((entry) => ({
+                  entry,
+                  chars: toolResults(entry).reduce((sum, r) => sum + outputText(r.output).length, 0),
+                  shown,
+                })),
+            ),
+          );
+        }
       }
     }
+
+    const settled = counter.scale(measure(projection, baseSystem));
+    if (outcome === 'compacted' && this.state.warned && settled <= options.warnAt * budget) {
+      this.state.warned = false; // a real drop re-arms the warning
+      this.stateDirty = true;
+    }
+    if (!this.state.warned && settled > options.warnAt * budget && settled <= budget) {
+      notices.push(warningNotice(settled, budget, options.compactAt * budget));
+      this.state.warned = true;
+      this.stateDirty = true;
+    }
+
+    const system = joinBlocks(baseSystem, renderNotices(notices));
+    const raw = measure(projection, system);
+    const after = counter.scale(raw);
+    let checkpointRef: string | undefined;
+    let reason: string | undefined;
     if (after > budget) {
       outcome = 'unfit';
-      emit({
-        type: 'budget-exceeded',
-        tokens: after,
-        budget,
-        reason: 'protected content (system, requests, pinned tools, newest step) exceeds the input budget',
-      });
+      reason = this.unfitReason(projection, baseSystem, budget);
+      emit({ type: 'budget-exceeded', tokens: after, budget, reason });
+      checkpointRef = await this.checkpoint(reason, after, emit);
+      this.state.unfit = { reason, checkpointRef, tokens: after, budget };
+      this.stateDirty = true;
     }
+    await this.persistState(emit);
     this.lastRawTotal = raw;
-    return { entries: projection, system, notices: [], outcome, tokens: { before, after, budget }, events };
+    this.lastTokens = after;
+    return {
+      entries: projection,
+      system,
+      notices,
+      outcome,
+      tokens: { before, after, budget },
+      events,
+      ...(checkpointRef !== undefined ? { checkpointRef } : {}),
+      ...(reason !== undefined ? { reason } : {}),
+    };
+  }
+
+  /** The eviction notice (every span but degrade's) and the degrade notice, for what one ladder run did. */
+  private compactionNotices(spans: readonly EvictedSpan[], tokensFreed: number): Notice[] {
+    const notices: Notice[] = [];
+    const evictions = spans.filter((s) => s.stage !== 'degrade');
+    const degraded = spans.filter((s) => s.stage === 'degrade');
+    if (evictions.length > 0) notices.push(evictionNotice(evictions, tokensFreed));
+    if (degraded.length > 0) {
+      const shown = previewChars(this.engine.options.inputBudget);
+      notices.push(
+        degradeNotice(
+          degraded
+            .flatMap((s) => s.entries)
+            .map((entry) => ({
+              entry,
+              chars: toolResults(entry).reduce((sum, r) => sum + outputText(r.output).length, 0),
+              shown,
+            })),
+        ),
+      );
+    }
+    return notices;
+  }
+
+  /** Names what filled the context, pinned tools with their sizes first. */
+  private unfitReason(projection: readonly Entry[], system: string, budget: number): string {
+    const { counter } = this.engine;
+    const groups = buildGroups(projection, this.engine.pinPolicy);
+    const parts: string[] = [`system prompt and notes ${fmt(counter.scale(counter.rawText(system)))} tokens`];
+    const pinned = new Map<string, number>();
+    for (const group of groups) {
+      if (!group.pinned) continue;
+      const tokens = group.entries.reduce((sum, e) => sum + counter.count(e), 0);
+      const name = group.toolNames[0] ?? 'pinned entries';
+      pinned.set(name, (pinned.get(name) ?? 0) + tokens);
+    }
+    for (const [name, tokens] of pinned) parts.push(`pinned tool ${name} ${fmt(tokens)} tokens`);
+    const latest = groups.find((g) => g.latestRequest);
+    if (latest)
+      parts.push(
+        `the current request ${fmt(latest.entries.reduce((s, e) => s + counter.count(e), 0))} tokens`,
+      );
+    const newest = groups.at(-1);
+    if (newest && newest !== latest && !newest.pinned) {
+      parts.push(`the newest step ${fmt(newest.entries.reduce((s, e) => s + counter.count(e), 0))} tokens`);
+    }
+    return `${parts.join(' + ')} exceed the ${fmt(budget)}-token budget even after every stage (protected content is never evicted)`;
+  }
+
+  private async checkpoint(reason: string, tokens: number, emit: (e: BatonEvent) => void): Promise<string> {
+    const { store, inputBudget } = this.engine.options;
+    const sequence = ++this.state.checkpoints;
+    this.stateDirty = true;
+    try {
+      return await writeCheckpoint(
+        store,
+        {
+          sessionId: this.id,
+          createdAt: Date.now(),
+          reason,
+          tokens,
+          budget: inputBudget,
+          notes: await this.notesStore.sections(),
+          ledger: { version: this.ledgerVersion, decisions: this.ledger.decisions.length },
+          archived: archivedRanges(this.ledger),
+        },
+        sequence,
+      );
+    } catch (error) {
+      emit({ type: 'store-failed', operation: 'writeCheckpoint', error: describeError(error) });
+      return `${this.id}/checkpoint-${sequence} (not persisted: the store failed)`;
+    }
+  }
+
+  private async renderedNotes(emit: (e: BatonEvent) => void): Promise<string> {
+    try {
+      return renderNotes(await this.notesStore.sections());
+    } catch (error) {
+      emit({ type: 'store-failed', operation: 'readNotes', error: describeError(error) });
+      return '';
+    }
   }
 
   /**
@@ -193,12 +411,12 @@ export class Session {
    */
   private async commit(
     decisions: Decision[],
-    evicted: ReadonlyArray<{ entry: Entry; stage: string }>,
+    spans: readonly EvictedSpan[],
     emit: (e: BatonEvent) => void,
   ): Promise<boolean> {
     const { store } = this.engine.options;
     try {
-      if (evicted.length > 0) await store.appendArchive(this.id, archiveRecords(evicted, Date.now()));
+      if (spans.length > 0) await store.appendArchive(this.id, archiveRecords(spans, Date.now()));
     } catch (error) {
       emit({ type: 'store-failed', operation: 'appendArchive', error: describeError(error) });
       return false;
@@ -230,17 +448,45 @@ export class Session {
     return true;
   }
 
-  private async loadLedger(emit: (e: BatonEvent) => void): Promise<void> {
-    if (this.ledgerLoaded) return;
+  private async load(emit: (e: BatonEvent) => void): Promise<void> {
+    if (this.loaded) return;
+    const { store } = this.engine.options;
     try {
-      const stored = await this.engine.options.store.getDocument<Ledger>(LEDGER_NAMESPACE, this.id);
-      if (stored) {
-        this.ledger = stored.value;
-        this.ledgerVersion = stored.version;
+      const [ledger, state] = await Promise.all([
+        store.getDocument<Ledger>(LEDGER_NAMESPACE, this.id),
+        store.getDocument<SessionState>(STATE_NAMESPACE, this.id),
+      ]);
+      if (ledger) {
+        this.ledger = ledger.value;
+        this.ledgerVersion = ledger.version;
       }
-      this.ledgerLoaded = true;
+      if (state) {
+        // Flags set in memory before the first load (a compact request) win over the stored ones.
+        this.state = {
+          ...state.value,
+          ...(this.state.pendingCompaction ? { pendingCompaction: this.state.pendingCompaction } : {}),
+        };
+        this.stateVersion = state.version;
+      }
+      this.loaded = true;
     } catch (error) {
       emit({ type: 'store-failed', operation: 'getDocument', error: describeError(error) });
+    }
+  }
+
+  private async persistState(emit: (e: BatonEvent) => void): Promise<void> {
+    if (!this.stateDirty) return;
+    const { store } = this.engine.options;
+    try {
+      let put = await store.putDocument(STATE_NAMESPACE, this.id, this.state, this.stateVersion);
+      // This session's view is the newest: another writer's flags are superseded.
+      if (!put.ok) put = await store.putDocument(STATE_NAMESPACE, this.id, this.state, put.currentVersion);
+      if (put.ok) {
+        this.stateVersion = put.version;
+        this.stateDirty = false;
+      }
+    } catch (error) {
+      emit({ type: 'store-failed', operation: 'putState', error: describeError(error) });
     }
   }
 
@@ -250,10 +496,13 @@ export class Session {
     try {
       await this.engine.options.store.appendArchive(
         this.id,
-        archiveRecords(
-          fresh.map((entry) => ({ entry, stage: 'repair' })),
-          Date.now(),
-        ),
+        fresh.map((entry) => ({
+          ref: entry.key,
+          seq: entry.seq,
+          entry,
+          stage: 'repair',
+          archivedAt: Date.now(),
+        })),
       );
       for (const entry of fresh) this.archivedOrphans.add(entry.key);
     } catch (error) {

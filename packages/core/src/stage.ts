@@ -31,7 +31,14 @@ export interface StageResult {
 }
 
 /** One rung of the ladder. Custom stages implement the same signature. */
-export type Stage = ((ctx: StageContext) => Promise<StageResult>) & { readonly stageName?: string };
+export type Stage = ((ctx: StageContext) => Promise<StageResult>) & {
+  readonly stageName?: string;
+  /**
+   * May replace (never remove) tool results that are protected or not yet seen by the model,
+   * keeping their keys. Only the residual `degrade` stage sets it; the session then tells the agent.
+   */
+  readonly degrades?: true;
+};
 
 /**
  * Names a stage function (the name appears in events and the ledger).

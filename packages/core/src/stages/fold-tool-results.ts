@@ -10,6 +10,7 @@ export interface FoldToolResultsOptions {
 
 /** Results this short are cheaper than their placeholder. */
 const MIN_FOLD_CHARS = 400;
+const NOTICE_LINE_TOKENS = 40;
 
 function placeholder(name: string, output: unknown, isError: boolean, ref: string): string {
   const text = outputText(output);
@@ -47,7 +48,8 @@ export function foldToolResults({ keep }: FoldToolResultsOptions = {}): Stage {
         return { ...part, output: placeholder(part.name, part.output, part.isError === true, entry.key) };
       });
       if (!changed) continue;
-      const saving = ctx.count(entry) - ctx.count({ ...entry, parts });
+      // Each fold also costs a line in the eviction notice the agent reads next.
+      const saving = ctx.count(entry) - ctx.count({ ...entry, parts }) - NOTICE_LINE_TOKENS;
       if (saving <= 0) continue;
       decisions.push({ kind: 'fold', stage: 'fold-tool-results', key: entry.key, parts });
       freed.add(saving);

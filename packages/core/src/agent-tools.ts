@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import type { ArchiveApi } from './archive.ts';
+import { type NotesApi, NotesError, renderNotes } from './notes.ts';
+import { RecallError, recall, recallInputSchema } from './recall.ts';
+
+/**
+ * A tool the agent calls, in no framework's idiom: adapters wrap it as an AI SDK `tool()`,
+ * a LangChain tool or a Mastra tool. `execute` validates its input and throws
+ * `BatonToolError` with a message meant for the model when the call cannot be served.
+ */
+export interface NeutralTool<Input = unknown> {
+  name: string;
+  description: string;
+  inputSchema: z.ZodType<Input>;
+  execute(input: unknown): Promise<unknown>;
+}
+
+/** An error the model should read (bad arguments, notes over the cap, unknown ref). */
+export class BatonToolError extends Error {
+  override readonly name = 'BatonToolError';
+  constructor(
+    readonly tool: string,
+    message: string,
+  ) {
+    super(`[baton] [${tool}] ${message}`);
+  }
+}
+
+export const notesInputSchema = z
+  .object({
+    action: z
+      .enum(['read', 'write', 'append'])
+      .describe(
+        'read all or one section; write replaces a section (empty text removes it); append adds a line',
+      ),
+    section: z
+      .string()
+      .min(1)
+      .max(80)
+      .optional()
+      .describe('section name, e.g. "plan", "facts", "open questions"'),
+    text: z.string().optional().describe('the text to write or append'),
+  })
+  .strict();
+
+export const compactInputSchema = z
+  .object({
+    instruction: z
+      .string()
+      .max(2_000)
+      .optional()
+      .describe(
+        'what the summary of older turns must keep, e.g. "keep the failing test names and file paths"',
+      ),
+    checkpoint: z
+      .string()
+      .max(20_000)
+      .optional()
+      .describe('text saved to your notes (section "checkpoint") before compacting'),
+  })
+  .strict();
+
+export interface AgentToolDeps {
+  notes: NotesApi;
+  archive: ArchiveApi;
+  /** Asks for compaction before the next model call. */
+  requestCompaction(instruction: string | undefined): void;
+  /** Tokens now and the target compaction will aim for, for the compact tool's answer. */
+  budgetNow(): { tokens: number; target: number };
+  recallLimit: number;
+}
+
+function parse<T>(tool: string, schema: z.ZodType<T>, input: unknown, forms: string): T {
+  const parsed = schema.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  throw new BatonToolError(
+    tool,
+    `${forms}. Problem: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`,
+  );
+}
+
+async function guard<T>(tool: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof BatonToolError) throw error;
+    if (error instanceof NotesError || error instanceof RecallError)
+      throw new BatonToolError(tool, error.message);
+    throw new BatonToolError(
+      tool,
+      `could not be completed (${error instanceof Error ? error.message : String(error)}); nothing was changed`,
+    );
+  }
+}
+
+/** The three agent tools of a session: notes, compact, recall. */
+export function createAgentTools(deps: AgentToolDeps): NeutralTool[] {
+  const notesTool: NeutralTool<z.infer<typeof notesInputSchema>> = {
+    name: 'notes',
+    description:
+      'Your durable notes. Whatever you write here stays in your system prompt verbatim through every context compaction: ' +
+      'save the plan, decisions, facts and paths you must not lose. Actions: read, write (replace a section), append (add a line).',
+    inputSchema: notesInputSchema,
+    execute: (input) =>
+      guard('notes', async () => {
+        const args = parse(
+          'notes',
+          notesInputSchema,
+          input,
+          'notes takes { "action": "read" | "write" | "append", "section"?: string, "text"?: string }',
+        );
+        if (args.action === 'read') {
+          const sections = args.section
+            ? [await deps.notes.read(args.section)].filter((s) => s !== undefined)
+            : await deps.notes.read();
+          const usage = await deps.notes.usage();
+          return { notes: renderNotes(sections) || '(no notes yet)', tokens: usage.tokens, cap: usage.cap };
+        }
+        if (!args.section || args.text === undefined) {
+          throw new BatonToolError('notes', `${args.action} needs "section" and "text"`);
+        }
+        const sections =
+          args.action === 'write'
+            ? await deps.notes.write(args.section, args.text)
+            : await deps.notes.append(args.section, args.text);
+        const usage = await deps.notes.usage();
+        return {
+          saved: args.section,
+          sections: sections.map((s) => s.name),
+          tokens: usage.tokens,
+          cap: usage.cap,
+        };
+      }),
+  };
+
+  const compactTool: NeutralTool<z.infer<typeof compactInputSchema>> = {
+    name: 'compact',
+    description:
+      'Compact your context now, at a moment you choose (a closed unit of work is a good one). Older turns are summarised ' +
+      '(guided by your instruction) and archived for recall before your next step. Pass a checkpoint to save it to your notes first.',
+    inputSchema: compactInputSchema,
+    execute: (input) =>
+      guard('compact', async () => {
+        const args = parse(
+          'compact',
+          compactInputSchema,
+          input,
+          'compact takes { "instruction"?: string, "checkpoint"?: string }',
+        );
+        if (args.checkpoint) await deps.notes.write('checkpoint', args.checkpoint);
+        deps.requestCompaction(args.instruction);
+        const { tokens, target } = deps.budgetNow();
+        return {
+          scheduled: true,
+          message:
+            `${args.checkpoint ? 'Checkpoint saved to your notes (section "checkpoint"). ' : ''}Compaction runs before your next step: ` +
+            `context goes from about ${tokens} tokens toward ${Math.round(target)}; older turns are summarised${args.instruction ? ' following your instruction' : ''} ` +
+            'and archived verbatim, and a notice will list what was evicted and how to recall it.',
+        };
+      }),
+  };
+
+  const recallTool: NeutralTool<z.infer<typeof recallInputSchema>> = {
+    name: 'recall',
+    description:
+      'Bring back content evicted from your context, verbatim: by ref (from a notice or placeholder), by seq range, or by a text query. ' +
+      'Large results are paged: pass offset and limit (characters) and follow nextOffset.',
+    inputSchema: recallInputSchema,
+    execute: (input) => guard('recall', () => recall(deps.archive, input, deps.recallLimit)),
+  };
+
+  return [notesTool, compactTool, recallTool] as NeutralTool[];
+}

@@ -1,0 +1,123 @@
+import type { Store } from './store.ts';
+
+/** One named section of the agent's notes. */
+export interface NoteSection {
+  name: string;
+  text: string;
+}
+
+export interface NotesDocument {
+  sections: NoteSection[];
+}
+
+/** Thrown by a write that would exceed the cap or could not be stored; the notes tool turns it into a tool error. */
+export class NotesError extends Error {
+  override readonly name = 'NotesError';
+}
+
+/** The agent's durable notes: written = stored = rendered into every call's system prompt. */
+export interface NotesApi {
+  /** All sections, or one by name (undefined when absent). */
+  read(): Promise<NoteSection[]>;
+  read(section: string): Promise<NoteSection | undefined>;
+  /** Replaces a section (creates it when absent). An empty text removes it. */
+  write(section: string, text: string): Promise<NoteSection[]>;
+  /** Appends a line to a section (creates it when absent). */
+  append(section: string, text: string): Promise<NoteSection[]>;
+  /** Tokens the rendered notes take now, and the cap. */
+  usage(): Promise<{ tokens: number; cap: number }>;
+}
+
+const NAMESPACE = 'baton/notes';
+
+export const NOTES_HEADING =
+  '## Your notes (durable: kept verbatim through every compaction; edit with the notes tool)';
+
+/** The block rendered into the system prompt; empty when there are no notes. */
+export function renderNotes(sections: readonly NoteSection[]): string {
+  if (sections.length === 0) return '';
+  return [NOTES_HEADING, ...sections.map((s) => `### ${s.name}\n${s.text}`)].join('\n\n');
+}
+
+/**
+ * Notes of one session in the store. Writes are compare-and-set against the stored version
+ * (another worker's write is re-read and applied on top, never overwritten blindly) and
+ * refused, with the cap and the current size, when the rendered notes would exceed the cap.
+ */
+export class Notes implements NotesApi {
+  private cache: { doc: NotesDocument; version: number } | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly sessionId: string,
+    private readonly cap: number,
+    private readonly countText: (text: string) => number,
+  ) {}
+
+  /** Current sections from the store (cached; the store is re-read after a failed write). */
+  async sections(): Promise<NoteSection[]> {
+    if (!this.cache) {
+      const stored = await this.store.getDocument<NotesDocument>(NAMESPACE, this.sessionId);
+      this.cache = { doc: stored?.value ?? { sections: [] }, version: stored?.version ?? 0 };
+    }
+    return this.cache.doc.sections;
+  }
+
+  read(): Promise<NoteSection[]>;
+  read(section: string): Promise<NoteSection | undefined>;
+  async read(section?: string): Promise<NoteSection[] | NoteSection | undefined> {
+    const sections = await this.sections();
+    return section === undefined ? sections : sections.find((s) => s.name === section);
+  }
+
+  write(section: string, text: string): Promise<NoteSection[]> {
+    return this.update(section, () => text);
+  }
+
+  append(section: string, text: string): Promise<NoteSection[]> {
+    return this.update(section, (current) => (current ? `${current}\n${text}` : text));
+  }
+
+  async usage(): Promise<{ tokens: number; cap: number }> {
+    return { tokens: this.countText(renderNotes(await this.sections())), cap: this.cap };
+  }
+
+  private async update(
+    section: string,
+    change: (current: string | undefined) => string,
+  ): Promise<NoteSection[]> {
+    const name = section.trim();
+    if (name.length === 0) throw new NotesError('section name must not be empty');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const sections = await this.sections();
+      const version = this.cache!.version;
+      const current = sections.find((s) => s.name === name);
+      const text = change(current?.text);
+      const next =
+        text.length === 0
+          ? sections.filter((s) => s.name !== name)
+          : current
+            ? sections.map((s) => (s.name === name ? { name, text } : s))
+            : [...sections, { name, text }];
+      const tokens = this.countText(renderNotes(next));
+      if (tokens > this.cap) {
+        const now = this.countText(renderNotes(sections));
+        throw new NotesError(
+          `notes are capped at ${this.cap} tokens; they take ${now} now and this write would make them ${tokens}. Shorten or remove a section first (write it with empty text to remove it).`,
+        );
+      }
+      const put = await this.store.putDocument<NotesDocument>(
+        NAMESPACE,
+        this.sessionId,
+        { sections: next },
+        version,
+      );
+      if (put.ok) {
+        this.cache = { doc: { sections: next }, version: put.version };
+        return next;
+      }
+      this.cache = undefined; // someone else wrote: re-read and apply the change on top
+    }
+    throw new NotesError('notes changed concurrently three times in a row; try again');
+  }
+}

@@ -1,0 +1,110 @@
+import type { Notice } from './session.ts';
+import { recallRangeHint, recallRefHint } from './stages/spans.ts';
+import {
+  type Entry,
+  entryText,
+  inputText,
+  outputText,
+  squash,
+  toolCalls,
+  toolResults,
+} from './transcript.ts';
+
+/** What one decision took out of the context: the unit of the eviction index. */
+export interface EvictedSpan {
+  stage: string;
+  from: number;
+  to: number;
+  /** Host entries evicted, in order (archived verbatim). */
+  entries: Entry[];
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** A line's worth of what a span held: its tool calls with arguments, else the first words. */
+export function describeSpan(entries: readonly Entry[]): string {
+  const calls = entries.flatMap(toolCalls);
+  if (calls.length > 0) {
+    const shown = calls.slice(0, 3).map((c) => `${c.name}(${squash(inputText(c.input), 60)})`);
+    return `${shown.join(', ')}${calls.length > 3 ? ` and ${calls.length - 3} more call${calls.length === 4 ? '' : 's'}` : ''}`;
+  }
+  const results = entries.flatMap(toolResults);
+  if (results.length > 0) {
+    return results.map((r) => `${r.name} result (${fmt(outputText(r.output).length)} chars)`).join(', ');
+  }
+  const first = entries.find((e) => entryText(e).trim().length > 0);
+  return first
+    ? `${first.role}: "${squash(entryText(first), 80)}"`
+    : `${entries.length} message${entries.length === 1 ? '' : 's'}`;
+}
+
+export function warningNotice(tokens: number, budget: number, compactAt: number): Notice {
+  const left = Math.max(0, compactAt - tokens);
+  return {
+    type: 'warning',
+    text:
+      `[baton] Context is at ${Math.round((tokens / budget) * 100)}% of its budget (${fmt(tokens)} of ${fmt(budget)} tokens); ` +
+      `compaction starts in about ${fmt(left)} tokens. Before then, save what you must keep: write it with the notes tool ` +
+      '(notes survive compaction verbatim), or call compact with an instruction naming what to keep and it runs before your next step.',
+  };
+}
+
+export function evictionNotice(spans: readonly EvictedSpan[], tokensFreed: number): Notice {
+  const stages = [...new Set(spans.map((s) => s.stage))].join(', ');
+  // A span a later, wider one of the same run took in (a fold then dropped) needs no line of its own.
+  const listed = spans.filter(
+    (span, i) =>
+      !spans.some(
+        (other, j) => j > i && other.from <= span.from && other.to >= span.to && other.from < other.to,
+      ),
+  );
+  const lines = listed.map((span) => {
+    const single = span.entries.length === 1 && span.from === span.to;
+    const how = single ? recallRefHint(span.entries[0]!.key) : recallRangeHint(span.from, span.to);
+    const range = span.from === span.to ? `seq ${span.from}` : `seq ${span.from}-${span.to}`;
+    return `- ${range} (${span.stage}, ${span.entries.length} message${span.entries.length === 1 ? '' : 's'}): ${describeSpan(span.entries)} -> ${how}`;
+  });
+  return {
+    type: 'eviction',
+    text: [
+      `[baton] Context was compacted before this step (${stages}; ${fmt(tokensFreed)} tokens freed). Evicted, and archived verbatim:`,
+      ...lines,
+      'Get anything back with recall({ "ref": … }), recall({ "from": …, "to": … }) or recall({ "query": "words" }); large results page with "offset" and "limit".',
+    ].join('\n'),
+  };
+}
+
+export function degradeNotice(
+  previews: ReadonlyArray<{ entry: Entry; chars: number; shown: number }>,
+): Notice {
+  return {
+    type: 'degrade',
+    text: [
+      `[baton] ${previews.length} tool result${previews.length === 1 ? ' was' : 's were'} too large for the context window and ${previews.length === 1 ? 'is' : 'are'} shown as head/tail previews:`,
+      ...previews.map(
+        ({ entry, chars, shown }) =>
+          `- ${toolResults(entry)
+            .map((r) => r.name)
+            .join(
+              ', ',
+            )} (seq ${entry.seq}): ${fmt(shown)} of ${fmt(chars)} chars shown; read the rest with recall({ "ref": ${JSON.stringify(entry.key)}, "offset": 0, "limit": 8000 })`,
+      ),
+    ].join('\n'),
+  };
+}
+
+export function unfitNotice(reason: string, checkpointRef: string, tokens: number, budget: number): Notice {
+  return {
+    type: 'unfit',
+    text:
+      `[baton] The previous step could not fit the context window (${fmt(tokens)} tokens needed, ${fmt(budget)} available): ${reason}. ` +
+      `That turn was ended instead of failing. A checkpoint of your notes, the compaction ledger and the archive index was saved as ${JSON.stringify(checkpointRef)}. ` +
+      'Continue from your notes; use recall to read archived content in smaller pages, and keep tool outputs small (ask for ranges, filter, or summarise).',
+  };
+}
+
+/** The block of notices rendered at the end of the system prompt. */
+export function renderNotices(notices: readonly Notice[]): string {
+  if (notices.length === 0) return '';
+  return ['## Context notices (this step only)', ...notices.map((n) => n.text)].join('\n\n');
+}

@@ -1,0 +1,19 @@
+/** Per-session flags that must survive a restart (persisted beside the ledger). */
+export interface SessionState {
+  /** A warning was shown in this episode; re-armed when a compaction brings the context below warnAt. */
+  warned: boolean;
+  /** The agent (compact tool) or an overflow asked for compaction before the next call. */
+  pendingCompaction?: { instruction?: string; tighten?: number };
+  /** The last call ended unfit: the next call carries a notice about it. */
+  unfit?: { reason: string; checkpointRef: string; tokens: number; budget: number };
+  /** Provider overflows since the last successful call. */
+  overflowStreak: number;
+  /** Checkpoints written so far (names the next one). */
+  checkpoints: number;
+}
+
+export const STATE_NAMESPACE = 'baton/state';
+
+export function initialState(): SessionState {
+  return { warned: false, overflowStreak: 0, checkpoints: 0 };
+}

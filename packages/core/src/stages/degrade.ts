@@ -1,0 +1,61 @@
+import type { FoldDecision } from '../ledger.ts';
+import { defineStage, FreedTokens, type Stage } from '../stage.ts';
+import { type Entry, outputText, type Part } from '../transcript.ts';
+
+/** Characters of a preview: 4% of the input budget at about 3 characters a token, at least 768. */
+export function previewChars(budget: number): number {
+  return Math.max(768, Math.floor(budget * 0.04 * 3));
+}
+
+function preview(text: string, chars: number, ref: string): string {
+  const head = Math.floor(chars * 0.7);
+  const tail = chars - head;
+  return [
+    `[baton] This result was too large for the context window (${text.length} chars); showing the first ${head} and last ${tail}. ` +
+      `Read the rest with recall({ "ref": ${JSON.stringify(ref)}, "offset": ${head}, "limit": 8000 }).`,
+    text.slice(0, head),
+    `[… ${text.length - chars} chars not shown …]`,
+    text.slice(text.length - tail),
+  ].join('\n');
+}
+
+/**
+ * Stage 5, the residual path: only when the request is still over the budget itself, it
+ * replaces the largest tool results the model has not seen yet (or of the newest step) with
+ * head/tail previews and a recall ref. The one stage allowed to touch unconsumed results;
+ * the session says so in a `degrade` notice. Pinned results are never degraded.
+ */
+export function degrade(): Stage {
+  const stage = defineStage('degrade', async function degradeStage(ctx) {
+    if (ctx.tokens <= ctx.budget) return { decisions: [] };
+    const chars = previewChars(ctx.budget);
+    const candidates: Entry[] = [];
+    for (const group of ctx.groups) {
+      if (group.pinned || (group.consumed && !group.newest)) continue;
+      for (const entry of group.entries) {
+        if (entry.role === 'tool' && entry.meta?.synthetic === undefined) candidates.push(entry);
+      }
+    }
+    candidates.sort((a, b) => ctx.count(b) - ctx.count(a));
+    const freed = new FreedTokens({ ...ctx, target: ctx.budget });
+    const decisions: FoldDecision[] = [];
+    for (const entry of candidates) {
+      if (freed.remaining <= ctx.budget) break;
+      let changed = false;
+      const parts = entry.parts.map((part): Part => {
+        if (part.type !== 'tool-result') return part;
+        const text = outputText(part.output);
+        if (text.length <= chars * 1.5) return part;
+        changed = true;
+        return { ...part, output: preview(text, chars, entry.key) };
+      });
+      if (!changed) continue;
+      const saving = ctx.count(entry) - ctx.count({ ...entry, parts });
+      if (saving <= 0) continue;
+      decisions.push({ kind: 'fold', stage: 'degrade', key: entry.key, parts });
+      freed.add(saving);
+    }
+    return { decisions };
+  });
+  return Object.assign(stage, { degrades: true as const });
+}
