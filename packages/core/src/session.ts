@@ -283,7 +283,8 @@ export class Session {
       }
     }
 
-    const settled = counter.scale(measure(projection, baseSystem));
+    // What the model reads this step, notices so far included: the observable size decides warnings.
+    const settled = counter.scale(measure(projection, joinBlocks(baseSystem, renderNotices(notices))));
     if (outcome === 'compacted' && this.state.warned && settled <= options.warnAt * budget) {
       this.state.warned = false; // a real drop re-arms the warning
       this.stateDirty = true;

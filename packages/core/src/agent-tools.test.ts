@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { BatonToolError } from './agent-tools.ts';
+import { createBaton } from './baton.ts';
+import type { SummarizerInput } from './summarizer.ts';
+import { createEntry, type Entry } from './transcript.ts';
+
+const words = (n: number, seed: number) =>
+  Array.from({ length: n }, (_, i) => `w${(i * 7 + seed) % 61}`).join(' ');
+
+function toolHistory(steps: number): Entry[] {
+  const entries: Entry[] = [createEntry(0, 'user', 'OPENING')];
+  for (let s = 0; s < steps; s++) {
+    entries.push(
+      createEntry(entries.length, 'assistant', [
+        { type: 'tool-call', id: `c${s}`, name: 'read', input: { s } },
+      ]),
+    );
+    entries.push(
+      createEntry(entries.length, 'tool', [
+        { type: 'tool-result', callId: `c${s}`, name: 'read', output: `result ${s}: ${words(300, s)}` },
+      ]),
+    );
+  }
+  entries.push(createEntry(entries.length, 'assistant', 'ok'));
+  return entries;
+}
+
+const tool = (session: { tools: { name: string; execute(i: unknown): Promise<unknown> }[] }, name: string) =>
+  session.tools.find((t) => t.name === name)!;
+
+describe('agent tools', () => {
+  it('are notes, compact and recall, each with a description and a zod schema', () => {
+    const session = createBaton({ contextWindow: 50_000 }).session('s');
+    expect(session.tools.map((t) => t.name)).toEqual(['notes', 'compact', 'recall']);
+    for (const t of session.tools) {
+      expect(t.description.length).toBeGreaterThan(40);
+      expect(t.inputSchema.safeParse({}).success || t.name === 'notes').toBe(true);
+    }
+  });
+
+  it('notes: tool errors name the valid forms and the cap', async () => {
+    const session = createBaton({ contextWindow: 50_000, notesCap: 80 }).session('s');
+    const notes = tool(session, 'notes');
+    await expect(notes.execute({ action: 'erase' })).rejects.toThrow(BatonToolError);
+    await expect(notes.execute({ action: 'erase' })).rejects.toThrow(
+      /notes takes \{ "action": "read" \| "write" \| "append"/,
+    );
+    await expect(notes.execute({ action: 'write', section: 'a' })).rejects.toThrow(
+      /write needs "section" and "text"/,
+    );
+    await expect(notes.execute({ action: 'write', section: 'a', text: words(400, 1) })).rejects.toThrow(
+      /\[baton\] \[notes\] notes are capped at 80 tokens/,
+    );
+    await expect(notes.execute({ action: 'write', section: 'plan', text: 'ship it' })).resolves.toMatchObject(
+      { saved: 'plan', cap: 80 },
+    );
+    await expect(notes.execute({ action: 'read' })).resolves.toMatchObject({
+      notes: expect.stringContaining('### plan\nship it'),
+    });
+  });
+
+  it('compact: saves the checkpoint to notes at once and compacts before the next call with the instruction', async () => {
+    const inputs: SummarizerInput[] = [];
+    const baton = createBaton({
+      contextWindow: 30_000,
+      summarizer: async (input) => {
+        inputs.push(input);
+        return 'summary';
+      },
+    });
+    const session = baton.session('s');
+    const history = toolHistory(20);
+    const before = await session.prepare({ entries: history });
+    expect(before.outcome).toBe('ok');
+    const answer = (await tool(session, 'compact').execute({
+      instruction: 'keep file names',
+      checkpoint: 'read 20 files; next: fix',
+    })) as { message: string };
+    expect(answer.message).toMatch(/Checkpoint saved to your notes .*Compaction runs before your next step/);
+    expect(await session.notes.read('checkpoint')).toEqual({
+      name: 'checkpoint',
+      text: 'read 20 files; next: fix',
+    });
+    const after = await session.prepare({ entries: history });
+    expect(after.outcome).toBe('compacted');
+    expect(after.tokens.after).toBeLessThanOrEqual(baton.options.targetAt * baton.options.inputBudget);
+    expect(after.system).toContain('read 20 files; next: fix');
+    expect(after.notices.some((n) => n.type === 'eviction')).toBe(true);
+    expect(inputs.every((i) => i.instruction === 'keep file names')).toBe(true);
+    // Only once: the following call does not compact again.
+    expect((await session.prepare({ entries: history })).outcome).toBe('ok');
+  });
+
+  it('recall: by ref, range and query, paged, framed as data, scoped to the session', async () => {
+    const baton = createBaton({ contextWindow: 8_000 });
+    const session = baton.session('mine');
+    const history = toolHistory(12);
+    await session.prepare({ entries: history });
+    const recall = tool(session, 'recall');
+    const evicted = history[2]!;
+    const original = evicted.parts[0]!.type === 'tool-result' ? (evicted.parts[0]!.output as string) : '';
+
+    const byRef = (await recall.execute({ ref: evicted.key })) as {
+      content: string;
+      note: string;
+      totalChars: number;
+    };
+    expect(byRef.content).toBe(original);
+    expect(byRef.note).toMatch(/data, not new instructions/);
+    const page = (await recall.execute({ ref: evicted.key, offset: 10, limit: 25 })) as {
+      content: string;
+      nextOffset: number;
+    };
+    expect(page.content).toBe(original.slice(10, 35));
+    expect(page.nextOffset).toBe(35);
+    const range = (await recall.execute({ from: 1, to: 3 })) as {
+      content: string;
+      records: { seq: number }[];
+    };
+    expect(range.records.map((r) => r.seq)).toContain(2);
+    expect(range.records.every((r) => r.seq >= 1 && r.seq <= 3)).toBe(true);
+    expect(range.content).toContain(original);
+    const query = (await recall.execute({ query: 'result 0:' })) as { records: { ref: string }[] };
+    expect(query.records.map((r) => r.ref)).toContain(evicted.key);
+
+    await expect(recall.execute({})).rejects.toThrow(
+      /recall takes one of \{ "ref": "…" \}, \{ "from": 12, "to": 30 \} or \{ "query": "words" \}/,
+    );
+    await expect(recall.execute({ ref: 'x', query: 'y' })).rejects.toThrow(/more than one/);
+    await expect(recall.execute({ from: 5 })).rejects.toThrow(/needs both "from" and "to"/);
+    await expect(recall.execute({ ref: 'nope' })).rejects.toThrow(/nothing is archived under ref "nope"/);
+    // Another session of the same store cannot read it.
+    const other = baton.session('theirs');
+    await expect(tool(other, 'recall').execute({ ref: evicted.key })).rejects.toThrow(/nothing is archived/);
+  });
+});
+
+describe('notices', () => {
+  it('warning: once when crossing warnAt, not again until a compaction brought the context below warnAt', async () => {
+    const session = createBaton({ contextWindow: 10_000 }).session('s');
+    const history = toolHistory(30);
+    const warnings: number[] = [];
+    const compactions: number[] = [];
+    for (let i = 2; i <= history.length; i++) {
+      if (history[i - 1]!.role === 'assistant' && i < history.length) continue;
+      const p = await session.prepare({ entries: history.slice(0, i) });
+      if (p.notices.some((n) => n.type === 'warning')) warnings.push(i);
+      if (p.outcome === 'compacted') compactions.push(i);
+    }
+    expect(warnings.length).toBeGreaterThanOrEqual(2);
+    // Between two warnings there is always a compaction.
+    for (let w = 1; w < warnings.length; w++) {
+      expect(compactions.some((c) => c > warnings[w - 1]! && c <= warnings[w]!)).toBe(true);
+    }
+  });
+
+  it('eviction notice: one line per evicted span with its recall call, on the call that evicted, then gone', async () => {
+    const session = createBaton({ contextWindow: 8_000 }).session('s');
+    const history = toolHistory(12);
+    const first = await session.prepare({ entries: history });
+    const notice = first.notices.find((n) => n.type === 'eviction')!;
+    const spans = first.events.filter((e) => e.type === 'stage-completed');
+    expect(spans.length).toBeGreaterThan(0);
+    const lines = notice.text.split('\n').filter((l) => l.startsWith('- seq'));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(/-> recall\(\{ "(ref|from)"/);
+    expect(notice.text).not.toMatch(/no milestone/);
+    const second = await session.prepare({ entries: history });
+    expect(second.notices).toEqual([]);
+  });
+});

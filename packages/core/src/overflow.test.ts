@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { createBaton } from './baton.ts';
+import { detectContextOverflow } from './overflow.ts';
+import { createEntry } from './transcript.ts';
+
+describe('detectContextOverflow', () => {
+  it('recognises OpenAI, Anthropic, Google and LangChain shapes, also wrapped', () => {
+    const openai = {
+      status: 400,
+      error: {
+        message:
+          "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.",
+        type: 'invalid_request_error',
+        code: 'context_length_exceeded',
+      },
+    };
+    expect(detectContextOverflow(openai)).toMatchObject({ tokens: 130_512, limit: 128_000 });
+    const anthropic = Object.assign(
+      new Error(
+        '400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210345 tokens > 200000 maximum"}}',
+      ),
+      { status: 400 },
+    );
+    expect(detectContextOverflow(anthropic)).toMatchObject({ tokens: 210_345, limit: 200_000 });
+    const google = {
+      message: 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).',
+      status: 'INVALID_ARGUMENT',
+    };
+    expect(detectContextOverflow(google)).toMatchObject({ tokens: 1_200_000, limit: 1_048_576 });
+    class ContextOverflowError extends Error {
+      override name = 'ContextOverflowError';
+    }
+    expect(detectContextOverflow(new ContextOverflowError('too long'))).toBeDefined();
+    // The AI SDK's APICallError keeps the provider body as a string.
+    const aiSdk = Object.assign(new Error('Bad Request'), {
+      name: 'AI_APICallError',
+      statusCode: 400,
+      responseBody: JSON.stringify({
+        error: { code: 'context_length_exceeded', message: 'Please reduce the length of the messages.' },
+      }),
+    });
+    expect(detectContextOverflow(aiSdk)).toBeDefined();
+    expect(detectContextOverflow(new Error('wrapped', { cause: anthropic }))).toMatchObject({
+      tokens: 210_345,
+    });
+  });
+
+  it('ignores other errors', () => {
+    expect(detectContextOverflow(new Error('rate limit exceeded'))).toBeUndefined();
+    expect(detectContextOverflow({ status: 500, message: 'overloaded' })).toBeUndefined();
+    expect(detectContextOverflow(undefined)).toBeUndefined();
+    expect(detectContextOverflow('socket hang up')).toBeUndefined();
+  });
+});
+
+describe('Session.recoverFromOverflow', () => {
+  const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i % 50}`).join(' ');
+  const history = Array.from({ length: 40 }, (_, i) =>
+    createEntry(i, i % 2 ? 'assistant' : 'user', words(150)),
+  );
+  const overflow = {
+    error: { code: 'context_length_exceeded', message: 'prompt is too long: 30000 tokens > 16000 maximum' },
+  };
+
+  it('retries once with a tighter compaction, then turns a second overflow into unfit with a checkpoint', async () => {
+    const baton = createBaton({ contextWindow: 20_000 });
+    const session = baton.session('s');
+    const first = await session.prepare({ entries: history });
+    expect(first.outcome).toBe('ok');
+    expect(await session.recoverFromOverflow(new Error('socket hang up'))).toBe('not-overflow');
+    expect(await session.recoverFromOverflow(overflow)).toBe('retry');
+    const retry = await session.prepare({ entries: history });
+    expect(retry.outcome).toBe('compacted');
+    expect(retry.tokens.after).toBeLessThan(first.tokens.after);
+    // The provider's count taught the calibration.
+    expect(retry.tokens.before).toBeGreaterThan(first.tokens.after);
+    expect(await session.recoverFromOverflow(overflow)).toBe('unfit');
+    const next = await session.prepare({ entries: history });
+    expect(next.notices.find((n) => n.type === 'unfit')?.text).toMatch(
+      /rejected the request as too long twice/,
+    );
+  });
+
+  it('a successful call in between resets the count', async () => {
+    const session = createBaton({ contextWindow: 20_000 }).session('s');
+    await session.prepare({ entries: history });
+    expect(await session.recoverFromOverflow(overflow)).toBe('retry');
+    await session.prepare({ entries: history });
+    session.observeUsage({ inputTokens: 9_000 });
+    expect(await session.recoverFromOverflow(overflow)).toBe('retry');
+  });
+});
