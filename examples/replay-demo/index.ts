@@ -106,6 +106,9 @@ for (let i = 1; i <= history.length; i++) {
   const line = `call ${String(calls).padStart(3)}  ${bar(prepared.tokens.after, inputBudget)} ${fmt(prepared.tokens.after).padStart(6)} / ${fmt(inputBudget)}  (before: ${fmt(prepared.tokens.before)})`;
   console.log(prepared.outcome === 'ok' ? line : `${line}  ${prepared.outcome.toUpperCase()}`);
   for (const event of prepared.events) console.log(`          -> ${describe(event)}`);
+  // What the agent itself is told (rendered at the end of its system prompt).
+  for (const notice of prepared.notices)
+    console.log(`          [${notice.type} notice] ${notice.text.split('\n')[0]!.slice(0, 150)}`);
 }
 
 const records = await session.archive.range(0, history.length);
