@@ -1,3 +1,4 @@
+export { BatonToolError, type NeutralTool } from './agent-tools.ts';
 export type { ArchiveApi } from './archive.ts';
 export { type Baton, createBaton } from './baton.ts';
 export type { Checkpoint } from './checkpoint.ts';
@@ -6,7 +7,8 @@ export type { BatonEvent, BatonEventType } from './events.ts';
 export { buildGroups, type Group, type GroupKind } from './groups.ts';
 export type { Decision, FoldDecision, Ledger, ReplaceDecision } from './ledger.ts';
 export { lookupModel, MODEL_CATALOG, type ModelInfo } from './model-catalog.ts';
-export type { NoteSection, NotesApi } from './notes.ts';
+export { NOTES_HEADING, type NoteSection, type NotesApi } from './notes.ts';
+export { NOTICES_HEADING } from './notices.ts';
 export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat } from './openai-chat.ts';
 export type { BatonOptions, ResolvedOptions } from './options.ts';
 export { detectContextOverflow, type OverflowReport } from './overflow.ts';
@@ -34,7 +36,9 @@ export {
   type Entry,
   type EntryMeta,
   entryText,
+  inputText,
   type OpaquePart,
+  outputText,
   type Part,
   type Role,
   type TextPart,

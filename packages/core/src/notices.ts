@@ -1,5 +1,5 @@
 import type { Notice } from './session.ts';
-import { recallRangeHint, recallRefHint } from './stages/spans.ts';
+import { recallRangeHint, recallRefHint, resultRef } from './stages/spans.ts';
 import {
   type Entry,
   entryText,
@@ -74,20 +74,19 @@ export function evictionNotice(spans: readonly EvictedSpan[], tokensFreed: numbe
   };
 }
 
-export function degradeNotice(
-  previews: ReadonlyArray<{ entry: Entry; chars: number; shown: number }>,
-): Notice {
+export function degradeNotice(entries: readonly Entry[], shown: number): Notice {
+  const results = entries
+    .flatMap((entry) =>
+      toolResults(entry).map((result) => ({ entry, result, chars: outputText(result.output).length })),
+    )
+    .filter(({ chars }) => chars > shown);
   return {
     type: 'degrade',
     text: [
-      `[baton] ${previews.length} tool result${previews.length === 1 ? ' was' : 's were'} too large for the context window and ${previews.length === 1 ? 'is' : 'are'} shown as head/tail previews:`,
-      ...previews.map(
-        ({ entry, chars, shown }) =>
-          `- ${toolResults(entry)
-            .map((r) => r.name)
-            .join(
-              ', ',
-            )} (seq ${entry.seq}): ${fmt(shown)} of ${fmt(chars)} chars shown; read the rest with recall({ "ref": ${JSON.stringify(entry.key)}, "offset": 0, "limit": 8000 })`,
+      `[baton] ${results.length} tool result${results.length === 1 ? ' was' : 's were'} too large for the context window and ${results.length === 1 ? 'is' : 'are'} shown as head/tail previews:`,
+      ...results.map(
+        ({ entry, result, chars }) =>
+          `- ${result.name} (seq ${entry.seq}): ${fmt(shown)} of ${fmt(chars)} chars shown; read the rest with recall({ "ref": ${JSON.stringify(resultRef(entry, result.callId))}, "offset": 0, "limit": 8000 })`,
       ),
     ].join('\n'),
   };
@@ -103,8 +102,10 @@ export function unfitNotice(reason: string, checkpointRef: string, tokens: numbe
   };
 }
 
+export const NOTICES_HEADING = '## Context notices (this step only)';
+
 /** The block of notices rendered at the end of the system prompt. */
 export function renderNotices(notices: readonly Notice[]): string {
   if (notices.length === 0) return '';
-  return ['## Context notices (this step only)', ...notices.map((n) => n.text)].join('\n\n');
+  return [NOTICES_HEADING, ...notices.map((n) => n.text)].join('\n\n');
 }

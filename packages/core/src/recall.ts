@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ArchiveApi } from './archive.ts';
 import type { ArchiveRecord } from './store.ts';
-import { entryText } from './transcript.ts';
+import { entryText, outputText, toolResults } from './transcript.ts';
 
 /** Arguments of the recall tool: exactly one of ref, range or query, and optional paging. */
 export const recallInputSchema = z
@@ -69,13 +69,20 @@ export async function recall(archive: ArchiveApi, raw: unknown, defaultLimit: nu
   let records: ArchiveRecord[];
   let content: string;
   if (input.ref !== undefined) {
-    const record = await archive.get(input.ref);
-    if (!record)
+    // `key#callId` names one result of a tool message that carries several.
+    const [key, callId] = input.ref.split('#', 2) as [string, string | undefined];
+    const record = await archive.get(key);
+    const part =
+      callId === undefined || !record
+        ? undefined
+        : toolResults(record.entry).find((r) => r.callId === callId);
+    if (!record || (callId !== undefined && !part)) {
       throw new RecallError(
         `nothing is archived under ref ${JSON.stringify(input.ref)} in this conversation; use recall({ "query": "words" }) to search`,
       );
+    }
     records = [record];
-    content = entryText(record.entry);
+    content = part ? outputText(part.output) : entryText(record.entry);
   } else {
     if (input.query === undefined && (input.from === undefined || input.to === undefined))
       throw new RecallError(`${RECALL_FORMS}; a range needs both "from" and "to"`);

@@ -173,6 +173,14 @@ export class Session {
     return 'retry';
   }
 
+  /** The latest `unfit` outcome (reason, checkpoint), until the next call has told the agent about it. */
+  get unfit(): { reason: string; checkpointRef: string; tokens: number } | undefined {
+    const unfit = this.state.unfit;
+    return unfit
+      ? { reason: unfit.reason, checkpointRef: unfit.checkpointRef, tokens: unfit.tokens }
+      : undefined;
+  }
+
   /** Reads a checkpoint written by an `unfit` outcome. */
   readCheckpoint(ref: string): Promise<Checkpoint | undefined> {
     return readCheckpoint(this.engine.options.store, ref);
@@ -227,7 +235,10 @@ export class Session {
       this.state.pendingCompaction = undefined;
       this.stateDirty = true;
     }
-    const target = options.targetAt * budget * (forced?.tighten ?? 1);
+    // An explicit request compacts even below targetAt: the agent chose a closed unit of work.
+    const target = forced
+      ? Math.min(options.targetAt * budget * (forced.tighten ?? 1), before * 0.5)
+      : options.targetAt * budget;
     if (before > options.compactAt * budget || (forced && before > target)) {
       const result = await runLadder({
         entries: projection,
@@ -263,23 +274,7 @@ export class Session {
       if (result.decisions.length > 0 && (await this.commit(result.decisions, result.spans, emit))) {
         projection = result.entries;
         outcome = 'compacted';
-        const evictions = result.spans.filter((s) => s.stage !== 'degrade');
-        const degraded = result.spans.filter((s) => s.stage === 'degrade');
-        if (evictions.length > 0) notices.push(evictionNotice(evictions, before - result.tokens));
-        if (degraded.length > 0) {
-          const shown = previewChars(budget);
-          notices.push(
-            degradeNotice(
-              degraded
-                .flatMap((s) => s.entries)
-                .map((entry) => ({
-                  entry,
-                  chars: toolResults(entry).reduce((sum, r) => sum + outputText(r.output).length, 0),
-                  shown,
-                })),
-            ),
-          );
-        }
+        notices.push(...this.compactionNotices(result.spans, before - result.tokens));
       }
     }
 
@@ -330,16 +325,10 @@ export class Session {
     const degraded = spans.filter((s) => s.stage === 'degrade');
     if (evictions.length > 0) notices.push(evictionNotice(evictions, tokensFreed));
     if (degraded.length > 0) {
-      const shown = previewChars(this.engine.options.inputBudget);
       notices.push(
         degradeNotice(
-          degraded
-            .flatMap((s) => s.entries)
-            .map((entry) => ({
-              entry,
-              chars: toolResults(entry).reduce((sum, r) => sum + outputText(r.output).length, 0),
-              shown,
-            })),
+          degraded.flatMap((span) => span.entries),
+          previewChars(this.engine.options.inputBudget),
         ),
       );
     }

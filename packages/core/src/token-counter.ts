@@ -80,7 +80,8 @@ export class TokenCounter {
           tokens += PER_TOOL_PART + this.tokenizer.count(outputText(part.output));
           break;
         case 'opaque':
-          tokens += part.tokens ?? this.opaqueTokens;
+          tokens +=
+            part.text !== undefined ? this.tokenizer.count(part.text) : (part.tokens ?? this.opaqueTokens);
           break;
       }
     }

@@ -32,6 +32,8 @@ export interface OpaquePart {
   value: unknown;
   /** Reported token cost; the counter's `opaqueTokens` option is used when absent. */
   tokens?: number;
+  /** Text the part carries for the model (reasoning, provider tool traffic): counted as text when present. */
+  text?: string;
 }
 
 export type Part = TextPart | ToolCallPart | ToolResultPart | OpaquePart;

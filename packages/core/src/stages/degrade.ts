@@ -1,6 +1,7 @@
 import type { FoldDecision } from '../ledger.ts';
 import { defineStage, FreedTokens, type Stage } from '../stage.ts';
 import { type Entry, outputText, type Part } from '../transcript.ts';
+import { resultRef } from './spans.ts';
 
 /** Characters of a preview: 4% of the input budget at about 3 characters a token, at least 768. */
 export function previewChars(budget: number): number {
@@ -47,7 +48,7 @@ export function degrade(): Stage {
         const text = outputText(part.output);
         if (text.length <= chars * 1.5) return part;
         changed = true;
-        return { ...part, output: preview(text, chars, entry.key) };
+        return { ...part, output: preview(text, chars, resultRef(entry, part.callId)) };
       });
       if (!changed) continue;
       const saving = ctx.count(entry) - ctx.count({ ...entry, parts });

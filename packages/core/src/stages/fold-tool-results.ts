@@ -1,7 +1,7 @@
 import type { FoldDecision } from '../ledger.ts';
 import { defineStage, FreedTokens, type Stage } from '../stage.ts';
 import { type Entry, firstLine, outputText, type Part } from '../transcript.ts';
-import { recallRefHint } from './spans.ts';
+import { recallRefHint, resultRef } from './spans.ts';
 
 export interface FoldToolResultsOptions {
   /** Newest tool results left verbatim. Default: the `keep` option (3). */
@@ -45,7 +45,10 @@ export function foldToolResults({ keep }: FoldToolResultsOptions = {}): Stage {
       const parts = entry.parts.map((part): Part => {
         if (part.type !== 'tool-result' || outputText(part.output).length < MIN_FOLD_CHARS) return part;
         changed = true;
-        return { ...part, output: placeholder(part.name, part.output, part.isError === true, entry.key) };
+        return {
+          ...part,
+          output: placeholder(part.name, part.output, part.isError === true, resultRef(entry, part.callId)),
+        };
       });
       if (!changed) continue;
       // Each fold also costs a line in the eviction notice the agent reads next.

@@ -58,3 +58,9 @@ export function replaceWith(
   };
   return { kind: 'replace', stage, keys, entries: [synthetic] };
 }
+
+/** The recall ref of one tool result: the entry key, plus `#callId` when the entry holds several results. */
+export function resultRef(entry: Entry, callId: string): string {
+  const results = entry.parts.filter((p) => p.type === 'tool-result').length;
+  return results > 1 ? `${entry.key}#${callId}` : entry.key;
+}

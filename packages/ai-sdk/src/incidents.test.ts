@@ -1,0 +1,151 @@
+import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createBaton } from './index.ts';
+import { filler, scriptedModel } from './test-support.ts';
+
+/** The core's incident scenarios, re-run through the real SDK loop. */
+describe('incidents through generateText', () => {
+  const SKILL = `SKILL deploy-v2\n${Array.from({ length: 12 }, (_, i) => `STEP-${i + 1}: ${filler(220, i)}`).join('\n')}`;
+
+  async function skillRun(pinnedTools: string[]) {
+    const baton = createBaton({ contextWindow: 6_000, pinnedTools });
+    const session = baton.session('skill');
+    let loads = 0;
+    const { model } = scriptedModel(({ visible, system }) => {
+      if (!visible.includes('STEP-12:'))
+        return { calls: [{ name: 'load_skill', input: { name: 'deploy-v2' } }] };
+      const progress = Number(/progress: (\d+)/.exec(system)?.[1] ?? 0);
+      if (progress >= 30) return { text: `deployed after ${progress} steps` };
+      return {
+        calls: [
+          { name: 'run_step', input: { n: progress + 1 } },
+          {
+            name: 'notes',
+            input: { action: 'write', section: 'progress', text: `progress: ${progress + 1}` },
+          },
+        ],
+      };
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model, middleware: session.middleware }),
+      tools: {
+        ...session.tools,
+        load_skill: tool({
+          inputSchema: z.object({ name: z.string() }),
+          execute: async () => (loads++, SKILL),
+        }),
+        run_step: tool({
+          inputSchema: z.object({ n: z.number() }),
+          execute: async ({ n }) => `step ${n}\n${filler(1_400, n)}`,
+        }),
+      },
+      stopWhen: stepCountIs(150),
+      prompt: 'Deploy the service using the deploy-v2 skill.',
+    });
+    return { loads, text: result.text };
+  }
+
+  it('skill reload loop: pinned, the skill loads once and the agent finishes; unpinned, it reloads again and again', async () => {
+    const pinned = await skillRun(['load_skill']);
+    expect(pinned.loads).toBe(1);
+    expect(pinned.text).toBe('deployed after 30 steps');
+    const unpinned = await skillRun([]);
+    expect(unpinned.loads).toBeGreaterThan(5);
+  });
+
+  it('unfit batch: four huge fresh results become previews the model can page through; beyond that, a graceful unfit step', async () => {
+    const baton = createBaton({ model: 'gpt-4o' });
+    const session = baton.session('batch');
+    const dump = (i: number) =>
+      Array.from({ length: 9_000 }, (_, k) => `${(k * 7919 + i) % 100_003}:${(k * 31 + i) % 97}`).join(' ');
+    const { model, prompts } = scriptedModel(({ step, system }) => {
+      if (step === 0)
+        return { calls: [0, 1, 2, 3].map((i) => ({ name: 'fetch_shard', input: { shard: i } })) };
+      if (step === 1) {
+        const ref = /recall\(\{ "ref": "([^"]+)", "offset": 0/.exec(system)?.[1];
+        return { calls: [{ name: 'recall', input: { ref, offset: 100, limit: 50 } }] };
+      }
+      return { text: 'found it' };
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model, middleware: session.middleware }),
+      tools: {
+        ...session.tools,
+        fetch_shard: tool({
+          inputSchema: z.object({ shard: z.number() }),
+          execute: async ({ shard }) => dump(shard).repeat(6),
+        }),
+      },
+      stopWhen: stepCountIs(5),
+      prompt: 'Fetch the four shards.',
+    });
+    const second = prompts[1]!
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n');
+    expect(second).toMatch(
+      /4 tool results were too large for the context window and are shown as head\/tail previews/,
+    );
+    const recalled = result.steps[1]!.toolResults[0]!.output as { content: string };
+    expect(recalled.content).toBe(dump(0).repeat(6).slice(100, 150));
+    expect(result.text).toBe('found it');
+
+    const tiny = createBaton({ contextWindow: 4_000, pinnedTools: ['fetch_shard'] }).session('tiny');
+    const blocked = await generateText({
+      model: wrapLanguageModel({
+        model: scriptedModel(({ step }) =>
+          step === 0 ? { calls: [{ name: 'fetch_shard', input: { shard: 1 } }] } : { text: 'x' },
+        ).model,
+        middleware: tiny.middleware,
+      }),
+      tools: {
+        fetch_shard: tool({
+          inputSchema: z.object({ shard: z.number() }),
+          execute: async ({ shard }) => dump(shard),
+        }),
+      },
+      stopWhen: stepCountIs(5),
+      prompt: 'Fetch shard 1.',
+    });
+    expect(blocked.finishReason).toBe('other');
+    expect(blocked.text).toMatch(/checkpoint/);
+    expect(blocked.providerMetadata?.baton).toMatchObject({
+      outcome: 'unfit',
+      reason: expect.stringMatching(/pinned tool fetch_shard/),
+    });
+  });
+
+  it('recall after eviction: the model reads the notice, recalls the evicted fact verbatim and answers with it', async () => {
+    const FACT = 'INC-88213 traced to commit 4f1e9ab';
+    const baton = createBaton({ contextWindow: 8_000 });
+    const session = baton.session('recall');
+    let evictedAt = -1;
+    const { model } = scriptedModel(({ step, system, visible, prompt }) => {
+      if (evictedAt < 0 && system.includes('Context was compacted')) {
+        evictedAt = step;
+        expect(visible).not.toContain(FACT);
+        return { calls: [{ name: 'recall', input: { query: 'INC-88213' } }] };
+      }
+      if (evictedAt >= 0) {
+        const last = JSON.stringify(prompt.at(-1));
+        return { text: `root cause: ${/INC-\d+ traced to commit \w+/.exec(last)?.[0] ?? 'unknown'}` };
+      }
+      return { calls: [{ name: 'search_logs', input: { page: step } }] };
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model, middleware: session.middleware }),
+      tools: {
+        ...session.tools,
+        search_logs: tool({
+          inputSchema: z.object({ page: z.number() }),
+          execute: async ({ page }) => `page ${page}\n${page === 1 ? `${FACT}\n` : ''}${filler(1_800, page)}`,
+        }),
+      },
+      stopWhen: stepCountIs(40),
+      prompt: 'Find the root cause.',
+    });
+    expect(evictedAt).toBeGreaterThan(0);
+    expect(result.text).toBe(`root cause: ${FACT}`);
+  });
+});

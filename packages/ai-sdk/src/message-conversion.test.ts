@@ -1,0 +1,91 @@
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { createBaton } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { fromEntries, type HostMessage, toEntries } from './message-conversion.ts';
+
+const prompt: LanguageModelV4Prompt = [
+  { role: 'system', content: 'sys', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'look' },
+      { type: 'file', data: { type: 'data', data: 'AAAA' }, mediaType: 'image/png' },
+    ],
+  },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'reasoning', text: 'thinking about it' },
+      { type: 'tool-call', toolCallId: 'a', toolName: 'grep', input: { q: 'x' } },
+      {
+        type: 'tool-call',
+        toolCallId: 'w',
+        toolName: 'web_search',
+        input: { q: 'y' },
+        providerExecuted: true,
+      },
+      {
+        type: 'tool-result',
+        toolCallId: 'w',
+        toolName: 'web_search',
+        output: { type: 'json', value: { hits: 3 } },
+      },
+    ],
+  },
+  {
+    role: 'tool',
+    content: [
+      {
+        type: 'tool-result',
+        toolCallId: 'a',
+        toolName: 'grep',
+        output: { type: 'json', value: { lines: ['x'] } },
+      },
+    ],
+  },
+  { role: 'assistant', content: [{ type: 'text', text: 'done' }] },
+];
+
+describe('LanguageModelV4Prompt <-> entries', () => {
+  it('round-trips untouched messages as the same objects', () => {
+    const entries = toEntries(prompt as HostMessage[]);
+    const back = fromEntries(entries);
+    back.forEach((m, i) => {
+      expect(m).toBe(prompt[i]);
+    });
+  });
+
+  it('keeps reasoning, files and provider-executed tool traffic as opaque parts outside tool pairing', () => {
+    const entries = toEntries(prompt as HostMessage[]);
+    expect(entries[2]!.parts.map((p) => p.type)).toEqual(['opaque', 'tool-call', 'opaque', 'opaque']);
+    expect(entries[1]!.parts[1]).toMatchObject({ type: 'opaque', kind: 'file' });
+    expect(entries[3]!.parts[0]).toMatchObject({
+      type: 'tool-result',
+      callId: 'a',
+      output: { lines: ['x'] },
+    });
+  });
+
+  it('rebuilds changed messages with their providerOptions and the original tool output shape', () => {
+    const entries = toEntries(prompt as HostMessage[]).map((e) => structuredClone(e));
+    const rebuilt = fromEntries(entries);
+    expect(rebuilt[0]).toEqual({
+      role: 'system',
+      content: 'sys',
+      providerOptions: prompt[0]!.providerOptions,
+    });
+    expect(rebuilt[2]!.content).toEqual(prompt[2]!.content);
+    expect((rebuilt[3]!.content as unknown as { output: unknown }[])[0]!.output).toEqual({
+      type: 'text',
+      value: '{"lines":["x"]}',
+    });
+  });
+
+  it('gives the same keys on every call for a history rebuilt as new objects', async () => {
+    const a = toEntries(structuredClone(prompt) as HostMessage[]);
+    const b = toEntries(structuredClone(prompt) as HostMessage[]);
+    expect(a.map((e) => e.key)).toEqual(b.map((e) => e.key));
+    const prepared = await createBaton({ contextWindow: 50_000 }).session('s').prepare({ entries: a });
+    expect(prepared.outcome).toBe('ok');
+  });
+});

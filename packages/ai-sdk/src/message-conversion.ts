@@ -1,0 +1,196 @@
+import {
+  createEntry,
+  type Entry,
+  NOTES_HEADING,
+  NOTICES_HEADING,
+  type OpaquePart,
+  outputText,
+  type Part,
+  type Role,
+  type ToolResultPart,
+} from '@baton/core';
+
+/**
+ * The shape shared by the provider-level `LanguageModelV4Prompt` messages and the SDK's
+ * `ModelMessage`s: a role, string or part-array content, optional providerOptions.
+ */
+export interface HostMessage {
+  role: Role;
+  content: string | HostPart[];
+  providerOptions?: unknown;
+}
+
+export interface HostPart {
+  type: string;
+  [field: string]: unknown;
+}
+
+/** `LanguageModelV4ToolResultOutput` / the SDK's `ToolResultOutput`. */
+type ToolOutput =
+  | { type: 'text' | 'error-text'; value: string }
+  | { type: 'json' | 'error-json'; value: unknown }
+  | { type: 'execution-denied'; reason?: string }
+  | { type: 'content'; value: unknown[] }
+  | { type: string; [field: string]: unknown };
+
+/** Host message behind each converted entry (untouched entries go back as the same object). */
+const hostOf = new WeakMap<Entry, HostMessage>();
+/** The host output behind each converted tool-result part. */
+const outputOf = new WeakMap<ToolResultPart, ToolOutput>();
+
+export interface ConversionCache {
+  /** Entries already known for host message objects (rewrite mode keeps seqs across steps). */
+  entries: WeakMap<object, Entry>;
+}
+
+function resultPart(part: HostPart): ToolResultPart {
+  const output = (part.output ?? { type: 'text', value: '' }) as ToolOutput;
+  let value: unknown;
+  let isError = false;
+  switch (output.type) {
+    case 'text':
+    case 'json':
+      value = output.value;
+      break;
+    case 'error-text':
+    case 'error-json':
+      value = output.value;
+      isError = true;
+      break;
+    case 'execution-denied':
+      value = `execution denied${typeof output.reason === 'string' ? `: ${output.reason}` : ''}`;
+      isError = true;
+      break;
+    default:
+      value = 'value' in output ? output.value : output;
+  }
+  const converted: ToolResultPart = {
+    type: 'tool-result',
+    callId: String(part.toolCallId),
+    name: String(part.toolName),
+    output: value,
+    ...(isError ? { isError: true } : {}),
+  };
+  outputOf.set(converted, output);
+  return converted;
+}
+
+function opaque(part: HostPart, text?: string): OpaquePart {
+  return { type: 'opaque', kind: part.type, value: part, ...(text !== undefined ? { text } : {}) };
+}
+
+function partsOf(message: HostMessage): Part[] {
+  if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
+  const parts: Part[] = [];
+  for (const part of message.content) {
+    switch (part.type) {
+      case 'text':
+        parts.push({ type: 'text', text: String(part.text) });
+        break;
+      case 'reasoning':
+        parts.push(opaque(part, String(part.text ?? '')));
+        break;
+      case 'tool-call':
+        // Provider-executed calls are answered inside the same assistant message: not ours to pair.
+        if (part.providerExecuted === true) parts.push(opaque(part, JSON.stringify(part.input ?? null)));
+        else
+          parts.push({
+            type: 'tool-call',
+            id: String(part.toolCallId),
+            name: String(part.toolName),
+            input: part.input,
+          });
+        break;
+      case 'tool-result':
+        if (message.role === 'assistant') parts.push(opaque(part, JSON.stringify(part.output ?? null)));
+        else parts.push(resultPart(part));
+        break;
+      default:
+        // Files, images, custom and approval parts travel verbatim at a fixed cost.
+        parts.push(opaque(part));
+    }
+  }
+  return parts;
+}
+
+/** True for the system message Baton inserts (notes and notices): rebuilt every call, never history. */
+export function isBatonBlock(message: HostMessage): boolean {
+  return (
+    message.role === 'system' &&
+    typeof message.content === 'string' &&
+    (message.content.startsWith(NOTES_HEADING) || message.content.startsWith(NOTICES_HEADING))
+  );
+}
+
+/**
+ * Host messages to neutral entries. Keys are `seq-contenthash`, so the same history converts
+ * to the same keys on every call even though the SDK builds new message objects per step.
+ */
+export function toEntries(messages: readonly HostMessage[], cache?: ConversionCache): Entry[] {
+  const entries: Entry[] = [];
+  let nextSeq = 0;
+  for (const message of messages) {
+    if (isBatonBlock(message)) continue;
+    const known = cache?.entries.get(message);
+    if (known) {
+      entries.push(known);
+      nextSeq = Math.max(nextSeq, (known.meta?.span?.[1] ?? known.seq) + 1);
+      continue;
+    }
+    const entry = createEntry(nextSeq++, message.role, partsOf(message));
+    if (message.providerOptions !== undefined) entry.meta = { providerOptions: message.providerOptions };
+    hostOf.set(entry, message);
+    cache?.entries.set(message, entry);
+    entries.push(entry);
+  }
+  return entries;
+}
+
+function hostPart(part: Part): HostPart {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'tool-call':
+      return { type: 'tool-call', toolCallId: part.id, toolName: part.name, input: part.input };
+    case 'tool-result':
+      return {
+        type: 'tool-result',
+        toolCallId: part.callId,
+        toolName: part.name,
+        output: outputOf.get(part) ?? {
+          type: part.isError ? 'error-text' : 'text',
+          value: outputText(part.output),
+        },
+      };
+    case 'opaque':
+      return part.value as HostPart;
+  }
+}
+
+/**
+ * Neutral entries back to host messages: untouched ones as the very same objects; changed
+ * and synthetic ones rebuilt, keeping their providerOptions.
+ */
+export function fromEntries(entries: readonly Entry[], cache?: ConversionCache): HostMessage[] {
+  return entries.map((entry) => {
+    const host = hostOf.get(entry);
+    if (host) return host;
+    const providerOptions = entry.meta?.providerOptions;
+    const message: HostMessage =
+      entry.role === 'system'
+        ? { role: 'system', content: entry.parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n') }
+        : { role: entry.role, content: entry.parts.map(hostPart) };
+    if (providerOptions !== undefined) message.providerOptions = providerOptions;
+    cache?.entries.set(message, entry);
+    hostOf.set(entry, message);
+    return message;
+  });
+}
+
+/** Puts Baton's system block (notes, notices) right after the leading system messages. */
+export function withSystemBlock(messages: HostMessage[], block: string): HostMessage[] {
+  if (block.length === 0) return messages;
+  let at = 0;
+  while (at < messages.length && messages[at]!.role === 'system') at++;
+  return [...messages.slice(0, at), { role: 'system', content: block }, ...messages.slice(at)];
+}

@@ -1,0 +1,173 @@
+import { gptTokenizer, pairingViolation, TokenCounter } from '@baton/core';
+import { generateText, stepCountIs, streamText, ToolLoopAgent, tool, wrapLanguageModel } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createBaton, type HostMessage, toEntries } from './index.ts';
+import { isBatonBlock } from './message-conversion.ts';
+import { contextLengthError, filler, scriptedModel } from './test-support.ts';
+
+const counter = new TokenCounter(gptTokenizer(), 512);
+const SKILL = `SKILL-DOC: release checklist\n${filler(1_500, 7)}\nSKILL-END`;
+
+const workTools = {
+  read_file: tool({
+    description: 'Read a file',
+    inputSchema: z.object({ path: z.string() }),
+    execute: async ({ path }) => `${path}\n${filler(2_400, path.length)}`,
+  }),
+  load_skill: tool({
+    description: 'Load a skill document',
+    inputSchema: z.object({ name: z.string() }),
+    execute: async () => SKILL,
+  }),
+};
+
+describe('@baton/ai-sdk middleware through generateText', () => {
+  it('keeps a 200-step tool loop within budget, pairs tools, keeps pinned results verbatim and notes in the system prompt', async () => {
+    const baton = createBaton({ contextWindow: 16_000, pinnedTools: ['load_skill'] });
+    const session = baton.session('long-loop');
+    const { model, prompts } = scriptedModel(({ step }) => {
+      if (step === 0) return { calls: [{ name: 'load_skill', input: { name: 'release' } }] };
+      if (step === 5)
+        return {
+          calls: [
+            { name: 'notes', input: { action: 'write', section: 'plan', text: 'ship v2 after the audit' } },
+          ],
+        };
+      if (step >= 199) return { text: 'done' };
+      return { calls: [{ name: 'read_file', input: { path: `src/file_${step}.ts` } }] };
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model, middleware: session.middleware }),
+      tools: { ...workTools, ...session.tools },
+      stopWhen: stepCountIs(200),
+      system: 'You are a release engineer.',
+      prompt: 'Audit the repository, then ship v2.',
+    });
+
+    expect(prompts).toHaveLength(200);
+    expect(result.text).toBe('done');
+    const budget = baton.core.options.inputBudget;
+    for (const prompt of prompts) {
+      // Exactly what the model received, counted independently: within budget, tools paired.
+      const messages = prompt as HostMessage[];
+      const entries = toEntries(messages);
+      const block = messages.filter(isBatonBlock).map((m) => counter.rawText(m.content as string));
+      const tokens = entries.reduce((sum, e) => sum + counter.raw(e), 0) + block.reduce((a, b) => a + b, 0);
+      expect(tokens).toBeLessThanOrEqual(budget);
+      expect(pairingViolation(entries)).toBeUndefined();
+    }
+    expect(prompts.some((p) => JSON.stringify(p).includes('Context was compacted'))).toBe(true);
+    const late = JSON.stringify(prompts[150]);
+    expect(late).toContain('SKILL-DOC: release checklist');
+    expect(late).toContain(JSON.stringify(SKILL).slice(1, -1));
+    const lateSystem = prompts[150]!
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n');
+    expect(lateSystem).toContain('You are a release engineer.');
+    expect(lateSystem).toContain('### plan\nship v2 after the audit');
+    // The SDK's own history stayed complete (view mode).
+    expect(result.steps.length).toBe(200);
+    expect(JSON.stringify(result.steps[10]!.content)).toContain('src/file_10.ts');
+  });
+
+  it('a compaction requested with the compact tool happens before the next model call', async () => {
+    const baton = createBaton({ contextWindow: 32_000 });
+    const session = baton.session('compact-tool');
+    const { model, prompts } = scriptedModel(({ step }) => {
+      if (step === 6)
+        return {
+          calls: [{ name: 'compact', input: { instruction: 'keep file names', checkpoint: 'read 5 files' } }],
+        };
+      if (step === 9) return { text: 'ok' };
+      return { calls: [{ name: 'read_file', input: { path: `f${step}.ts` } }] };
+    });
+    await generateText({
+      model: wrapLanguageModel({ model, middleware: session.middleware }),
+      tools: { ...workTools, ...session.tools },
+      stopWhen: stepCountIs(20),
+      prompt: 'Read files.',
+    });
+    const sizes = prompts.map((p) => JSON.stringify(p).length);
+    expect(sizes[7]!).toBeLessThan(sizes[6]!);
+    const system7 = prompts[7]!
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n');
+    expect(system7).toContain('Context was compacted before this step');
+    expect(system7).toContain('### checkpoint\nread 5 files');
+  });
+
+  it('recovers a context-overflow error once by compacting harder, then ends in unfit without throwing', async () => {
+    const baton = createBaton({ contextWindow: 16_000 });
+    const session = baton.session('overflow');
+    let failures = 0;
+    const { model, prompts } = scriptedModel(({ step }) => {
+      if (step === 4 && failures++ === 0) return contextLengthError();
+      if (step >= 8) return contextLengthError();
+      return { calls: [{ name: 'read_file', input: { path: `f${step}.ts` } }] };
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model, middleware: session.middleware }),
+      tools: workTools,
+      stopWhen: stepCountIs(30),
+      prompt: 'Read files.',
+    });
+    // Step 4 failed once and was retried with a smaller prompt.
+    expect(JSON.stringify(prompts[5]).length).toBeLessThan(JSON.stringify(prompts[4]).length);
+    // Two overflows in a row at step 8: a graceful unfit step, no exception.
+    expect(result.finishReason).toBe('other');
+    expect(result.text).toMatch(/\[baton\] This step was not sent to the model/);
+    expect(result.providerMetadata?.baton).toMatchObject({ outcome: 'unfit' });
+  });
+
+  it('streams through streamText, and an unfit outcome streams its message', async () => {
+    const baton = createBaton({ contextWindow: 16_000 });
+    const { model, prompts } = scriptedModel(({ step }) =>
+      step < 3
+        ? { calls: [{ name: 'read_file', input: { path: `f${step}` } }] }
+        : { text: 'streamed answer' },
+    );
+    const result = streamText({
+      model: wrapLanguageModel({ model, middleware: baton.session('stream').middleware }),
+      tools: workTools,
+      stopWhen: stepCountIs(10),
+      prompt: 'Read three files.',
+    });
+    expect(await result.text).toBe('streamed answer');
+    expect(prompts).toHaveLength(4);
+
+    const tiny = createBaton({ contextWindow: 2_000 });
+    const unfit = streamText({
+      model: wrapLanguageModel({
+        model: scriptedModel(() => ({ text: 'never' })).model,
+        middleware: tiny.session('s').middleware,
+      }),
+      prompt: filler(12_000, 3),
+    });
+    expect(await unfit.text).toMatch(/not sent to the model/);
+    expect(await unfit.finishReason).toBe('other');
+  });
+
+  it('works as the model of a ToolLoopAgent, and one wrapped model serves many sessions by providerOptions', async () => {
+    const baton = createBaton({ contextWindow: 16_000 });
+    const { model, prompts } = scriptedModel(({ step }) =>
+      step % 2 === 0
+        ? { calls: [{ name: 'notes', input: { action: 'append', section: 'log', text: `step ${step}` } }] }
+        : { text: 'ok' },
+    );
+    const agent = new ToolLoopAgent({
+      model: wrapLanguageModel({ model, middleware: baton.middleware }),
+      tools: { ...workTools, ...baton.session('alice').tools },
+      stopWhen: stepCountIs(5),
+      providerOptions: { baton: { sessionId: 'alice' } },
+    });
+    const answer = await agent.generate({ prompt: 'note something' });
+    expect(answer.text).toBe('ok');
+    expect(await baton.session('alice').core.notes.read('log')).toEqual({ name: 'log', text: 'step 0' });
+    // The second call of alice's loop saw alice's notes.
+    expect(JSON.stringify(prompts[1])).toContain('### log\\nstep 0');
+    expect(await baton.session('bob').core.notes.read()).toEqual([]);
+  });
+});

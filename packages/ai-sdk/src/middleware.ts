@@ -1,0 +1,146 @@
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4Middleware,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+} from '@ai-sdk/provider';
+import type { Prepared, Session, ToolSchema } from '@baton/core';
+import { fromEntries, type HostMessage, toEntries, withSystemBlock } from './message-conversion.ts';
+import { unfitGenerateResult, unfitStreamResult } from './unfit-result.ts';
+
+interface CallRecord {
+  session: Session;
+  original: LanguageModelV4CallOptions;
+  prepared: Prepared;
+}
+
+function toolSchemas(tools: LanguageModelV4CallOptions['tools']): ToolSchema[] | undefined {
+  return tools?.map((tool) =>
+    tool.type === 'function'
+      ? { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
+      : { name: tool.name, inputSchema: tool.args },
+  );
+}
+
+/** Input tokens a provider reported, whatever the usage shape. */
+function reportedInputTokens(usage: unknown): number | undefined {
+  const input = (usage as { inputTokens?: unknown } | undefined)?.inputTokens;
+  if (typeof input === 'number') return input;
+  const total = (input as { total?: unknown } | undefined)?.total;
+  return typeof total === 'number' ? total : undefined;
+}
+
+/**
+ * The view-mode middleware: before every model call the SDK's full prompt is projected
+ * through `session.prepare` (the SDK's own history is never changed), notes and notices go
+ * in a system message after the host's, the provider's usage calibrates the count, and a
+ * context-overflow error is recovered once (compact harder, retry through the inner model)
+ * before it becomes an `unfit` step. An `unfit` outcome never calls the model.
+ */
+export function batonMiddleware(
+  resolveSession: (params: LanguageModelV4CallOptions) => Session,
+): LanguageModelV4Middleware {
+  const calls = new WeakMap<LanguageModelV4CallOptions, CallRecord>();
+
+  async function project(
+    session: Session,
+    original: LanguageModelV4CallOptions,
+  ): Promise<LanguageModelV4CallOptions> {
+    const tools = toolSchemas(original.tools);
+    const prepared = await session.prepare({
+      entries: toEntries(original.prompt as HostMessage[]),
+      ...(tools ? { tools } : {}),
+    });
+    const prompt = withSystemBlock(fromEntries(prepared.entries), prepared.system) as LanguageModelV4Prompt;
+    const params: LanguageModelV4CallOptions = { ...original, prompt };
+    calls.set(params, { session, original, prepared });
+    return params;
+  }
+
+  const unfitOf = (record: CallRecord | undefined) =>
+    record?.prepared.outcome === 'unfit'
+      ? {
+          reason: record.prepared.reason ?? 'over budget',
+          checkpointRef: record.prepared.checkpointRef ?? '',
+        }
+      : undefined;
+
+  /** Runs `call`; on a context overflow compacts harder and retries once through the inner model. */
+  async function withOverflowRecovery<T>(
+    record: CallRecord | undefined,
+    call: () => PromiseLike<T>,
+    retry: (params: LanguageModelV4CallOptions) => PromiseLike<T>,
+    unfit: (info: { reason: string; checkpointRef: string }) => T,
+  ): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (!record) throw error;
+      const verdict = await record.session.recoverFromOverflow(error);
+      if (verdict === 'not-overflow') throw error;
+      const retryParams = verdict === 'retry' ? await project(record.session, record.original) : undefined;
+      const retryRecord = retryParams ? calls.get(retryParams) : undefined;
+      const stillUnfit = verdict === 'unfit' ? lastUnfit(record.session) : unfitOf(retryRecord);
+      if (stillUnfit || !retryParams)
+        return unfit(stillUnfit ?? { reason: 'context overflow', checkpointRef: '' });
+      try {
+        return await retry(retryParams);
+      } catch (second) {
+        if ((await record.session.recoverFromOverflow(second)) === 'not-overflow') throw second;
+        return unfit(
+          lastUnfit(record.session) ?? {
+            reason: 'the provider rejected the request as too long twice',
+            checkpointRef: '',
+          },
+        );
+      }
+    }
+  }
+
+  const lastUnfit = (session: Session) => session.unfit;
+
+  return {
+    specificationVersion: 'v4',
+    transformParams: async function batonTransformParams({ params }) {
+      return project(resolveSession(params), params);
+    },
+    wrapGenerate: async function batonWrapGenerate({ doGenerate, params, model }) {
+      const record = calls.get(params);
+      const unfit = unfitOf(record);
+      if (unfit) return unfitGenerateResult(unfit);
+      const result = await withOverflowRecovery(
+        record,
+        doGenerate,
+        (p) => model.doGenerate(p),
+        unfitGenerateResult,
+      );
+      const input = reportedInputTokens(result.usage);
+      if (record && input !== undefined && result.finishReason.raw !== 'baton-unfit')
+        record.session.observeUsage({ inputTokens: input });
+      return result;
+    },
+    wrapStream: async function batonWrapStream({ doStream, params, model }) {
+      const record = calls.get(params);
+      const unfit = unfitOf(record);
+      if (unfit) return unfitStreamResult(unfit);
+      const result = await withOverflowRecovery(
+        record,
+        doStream,
+        (p) => model.doStream(p),
+        unfitStreamResult,
+      );
+      if (!record) return result;
+      // Usage arrives with the finish part: feed it to the calibration as it passes.
+      const observe = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
+        transform(part, controller) {
+          if (part.type === 'finish' && part.finishReason.raw !== 'baton-unfit') {
+            const input = reportedInputTokens(part.usage);
+            if (input !== undefined) record.session.observeUsage({ inputTokens: input });
+          }
+          controller.enqueue(part);
+        },
+      });
+      return { ...result, stream: result.stream.pipeThrough(observe) };
+    },
+  };
+}

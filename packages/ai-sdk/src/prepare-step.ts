@@ -1,0 +1,52 @@
+import type { Session } from '@baton/core';
+import type { ModelMessage } from 'ai';
+import { type ConversionCache, fromEntries, type HostMessage, toEntries } from './message-conversion.ts';
+
+type Instructions = string | ModelMessage | ModelMessage[];
+
+function instructionsText(instructions: Instructions | undefined): string {
+  if (instructions === undefined) return '';
+  if (typeof instructions === 'string') return instructions;
+  const list = Array.isArray(instructions) ? instructions : [instructions];
+  return list
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+    .join('\n\n');
+}
+
+function withBlock(instructions: Instructions | undefined, block: string): Instructions {
+  if (instructions === undefined) return block;
+  if (typeof instructions === 'string') return `${instructions}\n\n${block}`;
+  const list = Array.isArray(instructions) ? instructions : [instructions];
+  return [...list, { role: 'system', content: block }];
+}
+
+/**
+ * Rewrite mode for agent loops: each step's messages go through `prepare`; when the
+ * projection differs (a compaction) the step gets a `messages` override, which the SDK
+ * carries forward as the new history, and notes and notices go into `instructions`. The
+ * archive is written before the override is returned. Use it instead of the middleware.
+ */
+export function batonPrepareStep(session: Session) {
+  const cache: ConversionCache = { entries: new WeakMap() };
+  return async function batonPrepareStepHook({
+    messages,
+    instructions,
+  }: {
+    messages: ModelMessage[];
+    instructions?: Instructions | undefined;
+  }): Promise<{ messages?: ModelMessage[]; instructions?: Instructions }> {
+    const base = instructionsText(instructions);
+    const prepared = await session.prepare({
+      entries: toEntries(messages as HostMessage[], cache),
+      system: base,
+    });
+    const projected = fromEntries(prepared.entries, cache);
+    const unchanged =
+      projected.length === messages.length && projected.every((m, i) => m === (messages[i] as HostMessage));
+    const block = prepared.system.slice(base.length).trimStart();
+    return {
+      ...(unchanged ? {} : { messages: projected as ModelMessage[] }),
+      ...(block.length > 0 ? { instructions: withBlock(instructions, block) } : {}),
+    };
+  };
+}

@@ -1,0 +1,132 @@
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+} from '@ai-sdk/provider';
+import { MockLanguageModelV4 } from 'ai/test';
+
+/** What the scripted model decides at one call: tool calls or a final text. */
+export type ScriptedTurn = { calls: Array<{ name: string; input: unknown }> } | { text: string };
+
+export interface ScriptedCall {
+  step: number;
+  prompt: LanguageModelV4Prompt;
+  /** Everything the model sees, as one string. */
+  visible: string;
+  system: string;
+}
+
+/**
+ * A MockLanguageModelV4 (from `ai/test`) driven by a script over exactly the prompt it is
+ * sent. Reports usage as the prompt's character count / 4 so calibration has numbers.
+ */
+export function scriptedModel(script: (call: ScriptedCall) => ScriptedTurn | Error) {
+  const prompts: LanguageModelV4Prompt[] = [];
+  let step = 0;
+  const generate = async (options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> => {
+    prompts.push(options.prompt);
+    const system = options.prompt
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n\n');
+    const visible = JSON.stringify(options.prompt);
+    const turn = script({ step: step++, prompt: options.prompt, visible, system });
+    if (turn instanceof Error) throw turn;
+    const content: LanguageModelV4Content[] =
+      'text' in turn
+        ? [{ type: 'text', text: turn.text }]
+        : turn.calls.map((call, i) => ({
+            type: 'tool-call',
+            toolCallId: `call_${step}_${i}`,
+            toolName: call.name,
+            input: JSON.stringify(call.input),
+          }));
+    return {
+      content,
+      finishReason: { unified: 'text' in turn ? 'stop' : 'tool-calls', raw: undefined },
+      usage: {
+        inputTokens: {
+          total: Math.ceil(visible.length / 4),
+          noCache: undefined,
+          cacheRead: undefined,
+          cacheWrite: undefined,
+        },
+        outputTokens: { total: 10, text: 10, reasoning: undefined },
+      },
+      warnings: [],
+    };
+  };
+  const model = new MockLanguageModelV4({
+    doGenerate: generate,
+    doStream: async (options) => {
+      const result = await generate(options);
+      const parts: LanguageModelV4StreamPart[] = [
+        { type: 'stream-start' as const, warnings: [] },
+        ...result.content.flatMap((c) =>
+          c.type === 'text'
+            ? ([
+                { type: 'text-start', id: 't' },
+                { type: 'text-delta', id: 't', delta: c.text },
+                { type: 'text-end', id: 't' },
+              ] satisfies LanguageModelV4StreamPart[])
+            : [c as LanguageModelV4StreamPart],
+        ),
+        { type: 'finish' as const, usage: result.usage, finishReason: result.finishReason },
+      ];
+      return {
+        stream: new ReadableStream({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
+    },
+  });
+  return { model, prompts };
+}
+
+/** An error shaped like the AI SDK's APICallError for an OpenAI context-length rejection. */
+export function contextLengthError(): Error {
+  return Object.assign(new Error('Bad Request'), {
+    name: 'AI_APICallError',
+    statusCode: 400,
+    responseBody: JSON.stringify({
+      error: {
+        code: 'context_length_exceeded',
+        message:
+          "This model's maximum context length is 16000 tokens. However, your messages resulted in 21000 tokens.",
+      },
+    }),
+    isRetryable: false,
+  });
+}
+
+export function filler(chars: number, seed: number): string {
+  const words = [
+    'alpha',
+    'beta',
+    'gamma',
+    'delta',
+    'log',
+    'line',
+    'value',
+    'error',
+    'status',
+    'ok',
+    '200',
+    'path',
+  ];
+  const out: string[] = [];
+  let length = 0;
+  let state = seed;
+  while (length < chars) {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    const word = words[state % words.length]!;
+    out.push(word);
+    length += word.length + 1;
+  }
+  return out.join(' ');
+}
