@@ -64,4 +64,4 @@ const recalled = (await step('recall', { query: 'debug = true' })) as {
 };
 console.log('agent -> recall:', recalled.records.map((r) => r.ref).join(', '));
 console.log(recalled.content.split('\n').find((line) => line.startsWith('debug')));
-console.log('\nsystem prompt the model now sees:\n' + compacted.system);
+console.log(`\nsystem prompt the model now sees:\n${compacted.system}`);

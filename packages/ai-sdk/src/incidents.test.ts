@@ -33,7 +33,10 @@ describe('incidents through generateText', () => {
         ...session.tools,
         load_skill: tool({
           inputSchema: z.object({ name: z.string() }),
-          execute: async () => (loads++, SKILL),
+          execute: async () => {
+            loads++;
+            return SKILL;
+          },
         }),
         run_step: tool({
           inputSchema: z.object({ n: z.number() }),

@@ -89,9 +89,8 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
       continue;
     }
     const byKey = new Map(entries.map((e) => [e.key, e]));
-    let affected = 0;
-    let from = Number.POSITIVE_INFINITY;
-    let to = Number.NEGATIVE_INFINITY;
+    const stageSpans: EvictedSpan[] = [];
+    const decisionSpans: Array<[Decision, EvictedSpan]> = [];
     for (const decision of proposed) {
       const evicted = evictedBy(decision, byKey);
       if (evicted.length === 0) continue;
@@ -101,16 +100,33 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
         to: evicted.at(-1)!.seq,
         entries: evicted,
       };
-      spans.push(span);
-      decision.span = [span.from, span.to];
-      affected += evicted.length;
+      stageSpans.push(span);
+      decisionSpans.push([decision, span]);
+    }
+    // The notice telling the agent what went is part of the request too.
+    const nextTokens = total(next) + input.noticeTokens([...spans, ...stageSpans]);
+    if (nextTokens >= tokens) {
+      // Placeholders, digests and notice lines can cost more than what they replace.
+      input.emit({
+        type: 'stage-skipped',
+        stage: name,
+        reason: `no net gain (${tokens} -> ${nextTokens} tokens)`,
+      });
+      continue;
+    }
+    let affected = 0;
+    let from = Number.POSITIVE_INFINITY;
+    let to = Number.NEGATIVE_INFINITY;
+    stageSpans.forEach((span) => {
+      affected += span.entries.length;
       from = Math.min(from, span.from);
       to = Math.max(to, span.to);
-    }
+    });
+    for (const [decision, span] of decisionSpans) decision.span = [span.from, span.to];
+    spans.push(...stageSpans);
     const tokensBefore = tokens;
     entries = next;
-    // The notice telling the agent what went is part of the request too.
-    tokens = total(entries) + input.noticeTokens(spans);
+    tokens = nextTokens;
     decisions.push(...proposed);
     input.emit({
       type: 'stage-completed',

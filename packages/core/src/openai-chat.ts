@@ -1,4 +1,4 @@
-import { type Entry, type EntryMeta, entryKey, outputText, type Part, type Role } from './transcript.ts';
+import { createEntry, type Entry, type EntryMeta, outputText, type Part, type Role } from './transcript.ts';
 
 /** One content part of an OpenAI Chat Completions message. */
 export type OpenAIContentPart = { type: 'text'; text: string } | { type: string; [field: string]: unknown };
@@ -103,7 +103,8 @@ export function fromOpenAIChat(messages: readonly OpenAIMessage[]): Entry[] {
       role = message.role === 'developer' ? 'system' : message.role;
     }
     const meta: EntryMeta = { openai: { role: message.role, shape, extra: extraFields(message) } };
-    const entry: Entry = { key: entryKey(seq, role, parts), seq, role, parts, meta };
+    const entry = createEntry(seq, role, parts);
+    entry.meta = meta;
     hostMessages.set(entry, message);
     convertedEntries.set(message, entry);
     return entry;

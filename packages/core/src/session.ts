@@ -24,7 +24,7 @@ import { previewChars } from './stages/degrade.ts';
 import type { ArchiveRecord } from './store.ts';
 import { boundedSummarize } from './summarizers/bounded.ts';
 import { PER_REQUEST, type TokenCounter, type ToolSchema } from './token-counter.ts';
-import { type Entry, outputText, toolResults } from './transcript.ts';
+import type { Entry } from './transcript.ts';
 
 export interface PrepareInput {
   /** The host's full history, converted (`fromOpenAIChat` or an adapter). */

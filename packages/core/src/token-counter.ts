@@ -1,6 +1,6 @@
 import { hash64 } from './hash.ts';
 import type { Tokenizer } from './tokenizer.ts';
-import { type Entry, inputText, outputText } from './transcript.ts';
+import { contentHashOf, type Entry, inputText, outputText } from './transcript.ts';
 
 /** A tool the model is offered; its schema costs prompt tokens too. */
 export interface ToolSchema {
@@ -55,7 +55,7 @@ export class TokenCounter {
   raw(entry: Entry): number {
     const known = this.byObject.get(entry);
     if (known !== undefined) return known;
-    const contentKey = hash64(entry.role + JSON.stringify(entry.parts));
+    const contentKey = contentHashOf(entry);
     let tokens = this.byContent.get(contentKey);
     if (tokens === undefined) {
       tokens = this.measure(entry);

@@ -1,4 +1,4 @@
-import { hash64 } from './hash.ts';
+import { Hash64 } from './hash.ts';
 
 /** Who produced an entry, in the neutral transcript. */
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
@@ -60,20 +60,68 @@ export interface Entry {
   meta?: EntryMeta;
 }
 
-/** Stable JSON of an entry's content (role + parts), the basis of content hashes. */
+/** Stable JSON of an entry's content (role + parts). */
 export function contentOf(role: Role, parts: readonly Part[]): string {
   return role + JSON.stringify(parts);
 }
 
+const knownHashes = new WeakMap<object, string>();
+
+/**
+ * 64-bit hash of an entry's content (role and parts), streamed field by field so large tool
+ * outputs are never copied into one string. Memoized per entry object.
+ */
+export function contentHash(role: Role, parts: readonly Part[]): string {
+  const hash = new Hash64().update(role);
+  for (const part of parts) {
+    hash.update(part.type);
+    switch (part.type) {
+      case 'text':
+        hash.update(part.text);
+        break;
+      case 'tool-call':
+        hash.update(part.id).update(part.name).update(inputText(part.input));
+        break;
+      case 'tool-result':
+        hash
+          .update(part.callId)
+          .update(part.name)
+          .update(outputText(part.output))
+          .update(part.isError ? '1' : '0');
+        break;
+      case 'opaque':
+        hash
+          .update(part.kind)
+          .update(JSON.stringify(part.value) ?? '')
+          .update(part.text ?? '');
+        break;
+    }
+  }
+  return hash.digest();
+}
+
+/** The content hash of an entry, computed once per entry object. */
+export function contentHashOf(entry: Entry): string {
+  let hash = knownHashes.get(entry);
+  if (hash === undefined) {
+    hash = contentHash(entry.role, entry.parts);
+    knownHashes.set(entry, hash);
+  }
+  return hash;
+}
+
 /** Builds the key of an entry that has no host id. */
 export function entryKey(seq: number, role: Role, parts: readonly Part[]): string {
-  return `${seq}-${hash64(contentOf(role, parts))}`;
+  return `${seq}-${contentHash(role, parts)}`;
 }
 
 /** Convenience constructor for tests, examples and adapters. */
 export function createEntry(seq: number, role: Role, parts: Part[] | string, key?: string): Entry {
   const normalized: Part[] = typeof parts === 'string' ? [{ type: 'text', text: parts }] : parts;
-  return { key: key ?? entryKey(seq, role, normalized), seq, role, parts: normalized };
+  const hash = contentHash(role, normalized);
+  const entry: Entry = { key: key ?? `${seq}-${hash}`, seq, role, parts: normalized };
+  knownHashes.set(entry, hash);
+  return entry;
 }
 
 /** The textual form of a tool output, as a model would read it. */

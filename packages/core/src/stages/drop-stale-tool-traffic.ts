@@ -16,8 +16,6 @@ export interface DropStaleToolTrafficOptions {
   keep?: number;
 }
 
-/** A group whose digest saves less than this is not worth a line of its own. */
-const MIN_SAVING = 16;
 const PER_MESSAGE_COST = 4;
 
 /** One line per call: name, arguments digest, outcome. */
@@ -60,9 +58,9 @@ export function dropStaleToolTraffic({ keep }: DropStaleToolTrafficOptions = {})
       const after =
         ctx.count({ key: '', seq: 0, role: 'assistant', parts: [{ type: 'text', text: lines }] }) -
         PER_MESSAGE_COST;
-      if (before - after < MIN_SAVING) continue;
+      // Selected even without a saving of its own, so the runs around it merge into one digest.
       selected.push(group);
-      freed.add(before - after);
+      if (before > after) freed.add(before - after);
     }
     const decisions = adjacentRuns(selected, ctx.groups).map((run) =>
       replaceWith('drop-stale-tool-traffic', run, 'digest', 'assistant', ([from, to], entries) =>
