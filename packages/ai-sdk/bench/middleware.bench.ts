@@ -6,7 +6,7 @@
 import type { LanguageModelV4GenerateResult, LanguageModelV4Middleware } from '@ai-sdk/provider';
 import { generateText, type ModelMessage, pruneMessages, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { createBaton } from '../src/index.ts';
+import { createBaton, createEntry, type HostMessage, toEntries } from '../src/index.ts';
 
 const MESSAGES = 1_000;
 const RUNS = 40;
@@ -130,3 +130,22 @@ for (const row of rows)
   console.log(
     `| ${row.label} | ${row.median.toFixed(2)} ms | ${row.p95.toFixed(2)} ms | ${(row.median / base).toFixed(2)}x |`,
   );
+
+// What the cookbook's estimate misses on the same history (and on CJK text).
+const exact = await createBaton({ contextWindow: 2_000_000 })
+  .core.session('count')
+  .prepare({ entries: toEntries(history(MESSAGES, 0) as HostMessage[]) });
+const estimate = Math.round(JSON.stringify(history(MESSAGES, 0)).length / 4);
+const cjk = '上下文窗口管理让长时间运行的智能体在压缩之后仍然知道自己丢失了什么，并且可以找回。'.repeat(200);
+const cjkExact = await createBaton({ contextWindow: 2_000_000 })
+  .core.session('cjk')
+  .prepare({ entries: [createEntry(0, 'user', cjk)] });
+const off = (estimated: number, real: number) => `${(((estimated - real) / real) * 100).toFixed(0)}%`;
+console.log(`\n| text | exact (o200k) | JSON.stringify(messages).length / 4 | error |`);
+console.log('|---|---:|---:|---:|');
+console.log(
+  `| the ${MESSAGES.toLocaleString('en-US')}-message history | ${exact.tokens.before.toLocaleString('en-US')} | ${estimate.toLocaleString('en-US')} | ${off(estimate, exact.tokens.before)} |`,
+);
+console.log(
+  `| ${cjk.length.toLocaleString('en-US')} chars of Chinese | ${cjkExact.tokens.before.toLocaleString('en-US')} | ${Math.round(JSON.stringify(cjk).length / 4).toLocaleString('en-US')} | ${off(JSON.stringify(cjk).length / 4, cjkExact.tokens.before)} |`,
+);

@@ -1,8 +1,6 @@
 import type { Session } from '@baton/core';
-import type { ModelMessage } from 'ai';
+import type { Instructions, ModelMessage, SystemModelMessage } from 'ai';
 import { type ConversionCache, fromEntries, type HostMessage, toEntries } from './message-conversion.ts';
-
-type Instructions = string | ModelMessage | ModelMessage[];
 
 function instructionsText(instructions: Instructions | undefined): string {
   if (instructions === undefined) return '';
@@ -17,7 +15,8 @@ function withBlock(instructions: Instructions | undefined, block: string): Instr
   if (instructions === undefined) return block;
   if (typeof instructions === 'string') return `${instructions}\n\n${block}`;
   const list = Array.isArray(instructions) ? instructions : [instructions];
-  return [...list, { role: 'system', content: block }];
+  const notes: SystemModelMessage = { role: 'system', content: block };
+  return [...list, notes];
 }
 
 /**
