@@ -2,6 +2,7 @@ import { createBaton, type Entry, entryText, type Prepared, type Session } from 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  batonOptions,
   buildTranscript,
   modelCallPoints,
   type OptionsSpec,
@@ -19,23 +20,13 @@ const noteArb = fc.array(
 );
 
 async function loop(history: Entry[], spec: OptionsSpec, setup?: (session: Session) => Promise<void>) {
-  const baton = createBaton(optionsFor(spec));
+  const baton = createBaton(batonOptions(spec));
   const session = baton.session('p');
   await setup?.(session);
   const prepared: Prepared[] = [];
   for (const point of modelCallPoints(history))
     prepared.push(await session.prepare({ entries: history.slice(0, point) }));
   return { baton, session, prepared };
-}
-
-function optionsFor(spec: OptionsSpec) {
-  return {
-    contextWindow: spec.contextWindow,
-    keep: spec.keep,
-    keepRecentGroups: spec.keepRecentGroups,
-    pinnedTools: spec.pinnedTools,
-    ...spec.thresholds,
-  };
 }
 
 describe('agent surface properties', () => {

@@ -9,6 +9,7 @@ import {
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  batonOptions,
   buildTranscript,
   modelCallPoints,
   type OptionsSpec,
@@ -18,17 +19,6 @@ import {
 import { invariantViolations } from './support/invariants.ts';
 
 const RUNS = 60;
-
-function batonOptions(spec: OptionsSpec, extra: Partial<BatonOptions> = {}): BatonOptions {
-  return {
-    contextWindow: spec.contextWindow,
-    keep: spec.keep,
-    keepRecentGroups: spec.keepRecentGroups,
-    pinnedTools: spec.pinnedTools,
-    ...spec.thresholds,
-    ...extra,
-  };
-}
 
 /** Runs the transcript as an agent loop and collects the violations of the given invariants at every step. */
 async function loopViolations(

@@ -1,4 +1,4 @@
-import { createEntry, type Entry, type Part } from '@baton/core';
+import { type BatonOptions, createEntry, type Entry, type Part } from '@baton/core';
 import fc from 'fast-check';
 
 const WORDS = (
@@ -131,3 +131,15 @@ export const optionsArb = fc.record({
 });
 
 export type OptionsSpec = typeof optionsArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** Baton options for a generated option set. */
+export function batonOptions(spec: OptionsSpec, extra: Partial<BatonOptions> = {}): BatonOptions {
+  return {
+    contextWindow: spec.contextWindow,
+    keep: spec.keep,
+    keepRecentGroups: spec.keepRecentGroups,
+    pinnedTools: spec.pinnedTools,
+    ...spec.thresholds,
+    ...extra,
+  };
+}
