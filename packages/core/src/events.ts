@@ -18,6 +18,8 @@ export type BatonEvent =
   | { type: 'summarizer-failed'; stage: string; error: string }
   | { type: 'transcript-repaired'; orphanResults: number; missingResults: number; refs: string[] }
   | { type: 'store-failed'; operation: string; error: string }
+  /** No durable store was available (e.g. a graph compiled without one): state is kept in memory. */
+  | { type: 'store-fallback'; reason: string }
   | { type: 'ledger-conflict'; expectedVersion: number; currentVersion: number }
   | { type: 'budget-exceeded'; tokens: number; budget: number; reason: string };
 

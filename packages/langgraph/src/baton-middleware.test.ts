@@ -1,0 +1,139 @@
+import { gptTokenizer, pairingViolation, TokenCounter } from '@baton/core';
+import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { InMemoryStore, MemorySaver } from '@langchain/langgraph';
+import { createAgent, fakeModel, tool } from 'langchain';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { batonMiddleware, toEntries } from './index.ts';
+
+const counter = new TokenCounter(gptTokenizer(), 512);
+const filler = (chars: number, seed: number) => {
+  const words = ['alpha', 'beta', 'gamma', 'delta', 'log', 'line', 'value', 'error', 'ok', '200'];
+  const out: string[] = [];
+  let state = seed;
+  while (out.join(' ').length < chars) {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    out.push(words[state % words.length]!);
+  }
+  return out.join(' ');
+};
+
+const readFile = tool(async ({ path }: { path: string }) => `${path}\n${filler(2_000, path.length)}`, {
+  name: 'read_file',
+  description: 'Read a file',
+  schema: z.object({ path: z.string() }),
+});
+
+/** A fake model whose every reply is decided from exactly the messages it is sent. */
+function scripted(steps: number, decide: (messages: BaseMessage[], step: number) => AIMessage | Error) {
+  const seen: BaseMessage[][] = [];
+  let step = 0;
+  const model = fakeModel();
+  for (let i = 0; i < steps; i++) {
+    model.respond((messages: BaseMessage[]) => {
+      seen.push(messages);
+      return decide(messages, step++);
+    });
+  }
+  return { model, seen };
+}
+
+const callTool = (step: number, name: string, args: Record<string, unknown>) =>
+  new AIMessage({ content: '', tool_calls: [{ id: `c${step}`, name, args, type: 'tool_call' }] });
+
+describe('batonMiddleware through createAgent', () => {
+  it('keeps a 200-step loop within budget, pairs tools, keeps notes in the system prompt, and leaves the checkpoint intact', async () => {
+    const middleware = batonMiddleware({ contextWindow: 16_000 });
+    const { model, seen } = scripted(201, (_messages, step) => {
+      if (step === 5)
+        return callTool(step, 'notes', { action: 'write', section: 'plan', text: 'audit then ship' });
+      if (step >= 199) return new AIMessage('done');
+      return callTool(step, 'read_file', { path: `src/f${step}.ts` });
+    });
+    const checkpointer = new MemorySaver();
+    const agent = createAgent({
+      model,
+      tools: [readFile],
+      middleware: [middleware],
+      checkpointer,
+      store: new InMemoryStore(),
+      systemPrompt: 'You audit code.',
+    });
+    const config = { configurable: { thread_id: 'loop' }, recursionLimit: 1_000 };
+    const result = await agent.invoke({ messages: [new HumanMessage('Audit the repo.')] }, config);
+
+    expect(seen.length).toBe(200);
+    const budget = 16_000 - 3_200;
+    for (const messages of seen) {
+      const entries = toEntries(messages);
+      expect(entries.reduce((sum, e) => sum + counter.raw(e), 0)).toBeLessThanOrEqual(budget);
+      expect(pairingViolation(entries.filter((e) => e.role !== 'system'))).toBeUndefined();
+    }
+    const system150 = seen[150]!
+      .filter((m) => m.type === 'system')
+      .map((m) => m.text)
+      .join('\n');
+    expect(system150).toContain('You audit code.');
+    expect(system150).toContain('### plan\naudit then ship');
+    // View mode: the checkpointed history is complete and unchanged.
+    expect(result.messages.length).toBe(1 + 199 * 2 + 1);
+    const state = await agent.getState(config);
+    expect((state.values as { messages: BaseMessage[] }).messages.length).toBe(result.messages.length);
+    expect(JSON.stringify((state.values as { messages: BaseMessage[] }).messages[4]!.content)).toContain(
+      'src/f1.ts',
+    );
+  });
+
+  it('never sends an orphaned ToolMessage, including when only some tool-call ids match (langchain#38352)', async () => {
+    const middleware = batonMiddleware({ contextWindow: 32_000 });
+    const { model, seen } = scripted(2, () => new AIMessage('ok'));
+    const agent = createAgent({ model, tools: [readFile], middleware: [middleware] });
+    const { ToolMessage } = await import('@langchain/core/messages');
+    await agent.invoke({
+      messages: [
+        new HumanMessage('go'),
+        new AIMessage({
+          content: '',
+          tool_calls: [{ id: 'a', name: 'read_file', args: { path: 'x' }, type: 'tool_call' }],
+        }),
+        new ToolMessage({ content: 'result a', tool_call_id: 'a' }),
+        new ToolMessage({ content: 'stray result', tool_call_id: 'b' }),
+        new HumanMessage('and now?'),
+      ],
+    });
+    const sent = seen[0]!;
+    expect(
+      sent.some((m) => m.type === 'tool' && (m as InstanceType<typeof ToolMessage>).tool_call_id === 'b'),
+    ).toBe(false);
+    expect(pairingViolation(toEntries(sent).filter((e) => e.role !== 'system'))).toBeUndefined();
+  });
+
+  it('recovers a context overflow once, then ends the turn with an explaining AIMessage instead of throwing', async () => {
+    const overflow = Object.assign(new Error('prompt is too long: 40000 tokens > 16000 maximum'), {
+      name: 'ContextOverflowError',
+    });
+    const middleware = batonMiddleware({ contextWindow: 16_000 });
+    let failed = false;
+    const { model } = scripted(40, (_m, step) => {
+      if (step === 3 && !failed) {
+        failed = true;
+        return overflow;
+      }
+      if (step >= 6) return overflow;
+      return callTool(step, 'read_file', { path: `f${step}` });
+    });
+    const agent = createAgent({
+      model,
+      tools: [readFile],
+      middleware: [middleware],
+      store: new InMemoryStore(),
+    });
+    const result = await agent.invoke(
+      { messages: [new HumanMessage('read')] },
+      { configurable: { thread_id: 'of' } },
+    );
+    const last = result.messages.at(-1) as AIMessage;
+    expect(String(last.content)).toMatch(/not sent to the model/);
+    expect(last.response_metadata?.baton).toMatchObject({ outcome: 'unfit' });
+  });
+});

@@ -1,0 +1,7 @@
+// One install: everything a LangChain / LangGraph user needs from the core comes through here.
+export * from '@baton/core';
+export { createBatonTools } from './agent-tools.ts';
+export { batonMiddleware } from './baton-middleware.ts';
+export { langGraphStore } from './langgraph-store.ts';
+export { fromEntries, toEntries } from './message-conversion.ts';
+export { ThreadSessions } from './sessions.ts';

@@ -1,0 +1,60 @@
+import type { ArchiveRecord, PutResult, Store, VersionedDocument } from '@baton/core';
+import { entryText } from '@baton/core';
+import type { BaseStore } from '@langchain/langgraph';
+
+/**
+ * Baton's Store over the LangGraph `BaseStore` the graph runs with (`InMemoryStore`,
+ * Postgres, …): documents under `[prefix, 'doc', namespace]`, each session's archive under
+ * `[prefix, 'archive', sessionId]`. `BaseStore` has no compare-and-set, so the version check
+ * is a read before the write: safe for one worker per thread, which is how LangGraph runs a thread.
+ */
+export function langGraphStore(store: BaseStore, prefix = 'baton'): Store {
+  const docNs = (namespace: string) => [prefix, 'doc', ...namespace.split('/')];
+  const archiveNs = (sessionId: string) => [prefix, 'archive', sessionId];
+  const all = async (sessionId: string) => {
+    const records: ArchiveRecord[] = [];
+    for (let offset = 0; ; offset += 500) {
+      const page = await store.search(archiveNs(sessionId), { limit: 500, offset });
+      records.push(...page.map((item) => item.value as ArchiveRecord));
+      if (page.length < 500) break;
+    }
+    return records.sort((a, b) => a.seq - b.seq || (a.ref < b.ref ? -1 : 1));
+  };
+  return {
+    async getDocument<T>(namespace: string, key: string): Promise<VersionedDocument<T> | undefined> {
+      const item = await store.get(docNs(namespace), key);
+      return item ? { value: item.value.value as T, version: item.value.version as number } : undefined;
+    },
+    async putDocument<T>(
+      namespace: string,
+      key: string,
+      value: T,
+      expectedVersion: number,
+    ): Promise<PutResult> {
+      const current = await store.get(docNs(namespace), key);
+      const currentVersion = (current?.value.version as number | undefined) ?? 0;
+      if (currentVersion !== expectedVersion) return { ok: false, currentVersion };
+      await store.put(docNs(namespace), key, { value, version: currentVersion + 1 }, false);
+      return { ok: true, version: currentVersion + 1 };
+    },
+    async appendArchive(sessionId, records) {
+      for (const record of records) {
+        if (await store.get(archiveNs(sessionId), record.ref)) continue;
+        await store.put(archiveNs(sessionId), record.ref, JSON.parse(JSON.stringify(record)), false);
+      }
+    },
+    async getArchive(sessionId, ref) {
+      const item = await store.get(archiveNs(sessionId), ref);
+      return item ? (item.value as ArchiveRecord) : undefined;
+    },
+    async rangeArchive(sessionId, from, to) {
+      return (await all(sessionId)).filter((r) => r.seq >= from && r.seq <= to);
+    },
+    async searchArchive(sessionId, query, limit) {
+      const needle = query.toLowerCase();
+      return (await all(sessionId))
+        .filter((r) => entryText(r.entry).toLowerCase().includes(needle))
+        .slice(0, limit);
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { createEntry, type Entry, type OpaquePart, outputText, type Part } from '@baton/core';
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from '@langchain/core/messages';
+
+/** Host message behind each converted entry: untouched entries go back as the same object. */
+const hostOf = new WeakMap<Entry, BaseMessage>();
+
+type Block = { type?: string; text?: unknown; [field: string]: unknown };
+
+function contentParts(content: BaseMessage['content']): Part[] {
+  if (typeof content === 'string') return content.length > 0 ? [{ type: 'text', text: content }] : [];
+  return (content as Block[]).flatMap((block): Part[] => {
+    if (block.type === 'text' && typeof block.text === 'string') return [{ type: 'text', text: block.text }];
+    // Provider tool_use blocks duplicate `tool_calls`; images, reasoning and the rest travel verbatim.
+    if (block.type === 'tool_use' || block.type === 'tool_call') return [];
+    const opaque: OpaquePart = { type: 'opaque', kind: String(block.type ?? 'block'), value: block };
+    if (block.type === 'reasoning' || block.type === 'thinking')
+      opaque.text = String(block.reasoning ?? block.thinking ?? block.text ?? '');
+    return [opaque];
+  });
+}
+
+function roleOf(message: BaseMessage): Entry['role'] {
+  switch (message.type) {
+    case 'system':
+      return 'system';
+    case 'ai':
+      return 'assistant';
+    case 'tool':
+      return 'tool';
+    default:
+      return 'user';
+  }
+}
+
+/** LangChain messages to neutral entries; keys are message ids when present. */
+export function toEntries(messages: readonly BaseMessage[]): Entry[] {
+  return messages.map((message, seq) => {
+    const role = roleOf(message);
+    let parts: Part[];
+    if (role === 'tool') {
+      const tool = message as ToolMessage;
+      parts = [
+        {
+          type: 'tool-result',
+          callId: tool.tool_call_id,
+          name: tool.name ?? 'tool',
+          output: tool.content,
+          ...(tool.status === 'error' ? { isError: true } : {}),
+        },
+      ];
+    } else {
+      parts = contentParts(message.content);
+      if (role === 'assistant') {
+        for (const call of (message as AIMessage).tool_calls ?? []) {
+          parts.push({ type: 'tool-call', id: call.id ?? '', name: call.name, input: call.args });
+        }
+      }
+    }
+    const entry = createEntry(seq, role, parts, message.id ? `${message.id}` : undefined);
+    hostOf.set(entry, message);
+    return entry;
+  });
+}
+
+function text(entry: Entry): string {
+  return entry.parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+}
+
+/** Entries back to LangChain messages: untouched ones as the same objects, changed ones rebuilt. */
+export function fromEntries(entries: readonly Entry[]): BaseMessage[] {
+  return entries.map((entry) => {
+    const host = hostOf.get(entry);
+    if (host) return host;
+    let message: BaseMessage;
+    switch (entry.role) {
+      case 'system':
+        message = new SystemMessage({ content: text(entry) });
+        break;
+      case 'user':
+        message = new HumanMessage({ content: text(entry) });
+        break;
+      case 'assistant': {
+        const calls = entry.parts.flatMap((p) =>
+          p.type === 'tool-call'
+            ? [
+                {
+                  id: p.id,
+                  name: p.name,
+                  args: (p.input ?? {}) as Record<string, unknown>,
+                  type: 'tool_call' as const,
+                },
+              ]
+            : [],
+        );
+        message = new AIMessage({ content: text(entry), tool_calls: calls });
+        break;
+      }
+      default: {
+        const result = entry.parts.find((p) => p.type === 'tool-result');
+        message = new ToolMessage({
+          content: result && result.type === 'tool-result' ? outputText(result.output) : '',
+          tool_call_id: result && result.type === 'tool-result' ? result.callId : '',
+          ...(result && result.type === 'tool-result' ? { name: result.name } : {}),
+          ...(result && result.type === 'tool-result' && result.isError ? { status: 'error' as const } : {}),
+        });
+      }
+    }
+    hostOf.set(entry, message);
+    return message;
+  });
+}
