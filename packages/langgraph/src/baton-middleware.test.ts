@@ -77,11 +77,13 @@ describe('batonMiddleware through createAgent', () => {
     expect(system150).toContain('### plan\naudit then ship');
     // View mode: the checkpointed history is complete and unchanged.
     expect(result.messages.length).toBe(1 + 199 * 2 + 1);
-    const state = await agent.getState(config);
-    expect((state.values as { messages: BaseMessage[] }).messages.length).toBe(result.messages.length);
-    expect(JSON.stringify((state.values as { messages: BaseMessage[] }).messages[4]!.content)).toContain(
-      'src/f1.ts',
-    );
+    const state = (await (agent as unknown as { getState(c: typeof config): Promise<unknown> }).getState(
+      config,
+    )) as {
+      values: { messages: BaseMessage[] };
+    };
+    expect(state.values.messages.length).toBe(result.messages.length);
+    expect(JSON.stringify(state.values.messages[4]!.content)).toContain('src/f1.ts');
   });
 
   it('never sends an orphaned ToolMessage, including when only some tool-call ids match (langchain#38352)', async () => {
