@@ -1,4 +1,4 @@
-import { BatonToolError, type NeutralTool } from '@baton/core';
+import { BatonToolError } from '@baton/core';
 import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import type { BaseStore } from '@langchain/langgraph';
 import type { ThreadSessions } from './sessions.ts';
@@ -14,11 +14,8 @@ interface ToolRuntimeLike {
  * the run (thread id, LangGraph store), so one tool set serves every thread; a refused call
  * answers the model with the reason and the valid forms instead of failing the step.
  */
-export function createBatonTools(
-  sessions: ThreadSessions,
-  template: readonly NeutralTool[],
-): StructuredToolInterface[] {
-  return template.map((neutral) =>
+export function createBatonTools(sessions: ThreadSessions): StructuredToolInterface[] {
+  return sessions.toolTemplate.map((neutral) =>
     tool(
       async (input: unknown, runtime?: ToolRuntimeLike) => {
         const store = (runtime?.store ?? runtime?.config?.store ?? undefined) as BaseStore | undefined;

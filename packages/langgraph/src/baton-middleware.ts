@@ -1,10 +1,10 @@
-import { type BatonOptions, createBaton, type Prepared, type Session } from '@baton/core';
+import type { BatonOptions, Prepared, Session } from '@baton/core';
 import { AIMessage } from '@langchain/core/messages';
 import type { BaseStore } from '@langchain/langgraph';
 import { createMiddleware } from 'langchain';
 import { createBatonTools } from './agent-tools.ts';
 import { fromEntries, toEntries } from './message-conversion.ts';
-import { ThreadSessions } from './sessions.ts';
+import { sessionsFor } from './sessions.ts';
 
 function unfitMessage(prepared: { reason?: string; checkpointRef?: string }): AIMessage {
   return new AIMessage({
@@ -36,9 +36,7 @@ interface RequestLike {
  * const agent = createAgent({ model, tools, middleware: [batonMiddleware({ model: 'gpt-4o' })], store: new InMemoryStore() });
  */
 export function batonMiddleware(options: BatonOptions) {
-  const sessions = new ThreadSessions(options);
-  // The tools' names, descriptions and schemas do not depend on the session.
-  const template = createBaton({ ...options, store: undefined }).session('template').tools;
+  const sessions = sessionsFor(options);
 
   async function prepare(session: Session, request: RequestLike): Promise<Prepared> {
     return session.prepare({
@@ -53,7 +51,7 @@ export function batonMiddleware(options: BatonOptions) {
 
   return createMiddleware({
     name: 'BatonMiddleware',
-    tools: createBatonTools(sessions, template),
+    tools: createBatonTools(sessions),
     wrapModelCall: async (request, handler) => {
       const req = request as unknown as RequestLike;
       const session = sessions.session(

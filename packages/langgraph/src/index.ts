@@ -2,6 +2,12 @@
 export * from '@baton/core';
 export { createBatonTools } from './agent-tools.ts';
 export { batonMiddleware } from './baton-middleware.ts';
+export {
+  batonTools,
+  CONTEXT_MESSAGE_ID,
+  createCompactionNode,
+  routeAfterCompaction,
+} from './compaction-node.ts';
 export { langGraphStore } from './langgraph-store.ts';
 export { fromEntries, toEntries } from './message-conversion.ts';
-export { ThreadSessions } from './sessions.ts';
+export { sessionsFor, ThreadSessions } from './sessions.ts';

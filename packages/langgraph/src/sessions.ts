@@ -1,4 +1,11 @@
-import { type Baton, type BatonEvent, type BatonOptions, createBaton, type Session } from '@baton/core';
+import {
+  type Baton,
+  type BatonEvent,
+  type BatonOptions,
+  createBaton,
+  type NeutralTool,
+  type Session,
+} from '@baton/core';
 import type { BaseStore } from '@langchain/langgraph';
 import { langGraphStore } from './langgraph-store.ts';
 
@@ -11,7 +18,14 @@ export class ThreadSessions {
   private readonly byStore = new WeakMap<BaseStore, Baton>();
   private fallback: Baton | undefined;
 
-  constructor(private readonly options: BatonOptions) {}
+  /** The tools' names, descriptions and schemas (the same for every session). */
+  readonly toolTemplate: readonly NeutralTool[];
+
+  constructor(private readonly options: BatonOptions) {
+    this.toolTemplate = createBaton({ ...options, store: undefined, onEvent: undefined }).session(
+      'template',
+    ).tools;
+  }
 
   session(store: BaseStore | null | undefined, threadId: unknown): Session {
     const id = typeof threadId === 'string' && threadId.length > 0 ? threadId : 'default';
@@ -38,4 +52,16 @@ export class ThreadSessions {
     }
     return this.fallback;
   }
+}
+
+const shared = new WeakMap<BatonOptions, ThreadSessions>();
+
+/** The sessions for an options object: the node, the tools and the middleware built from the same object share them. */
+export function sessionsFor(options: BatonOptions): ThreadSessions {
+  let sessions = shared.get(options);
+  if (!sessions) {
+    sessions = new ThreadSessions(options);
+    shared.set(options, sessions);
+  }
+  return sessions;
 }

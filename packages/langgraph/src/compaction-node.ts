@@ -1,0 +1,87 @@
+import type { BatonOptions } from '@baton/core';
+import { AIMessage, type BaseMessage, RemoveMessage, SystemMessage } from '@langchain/core/messages';
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import { type BaseStore, END, type LangGraphRunnableConfig, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
+import { createBatonTools } from './agent-tools.ts';
+import { fromEntries, toEntries } from './message-conversion.ts';
+import { sessionsFor } from './sessions.ts';
+
+/** Id of the system message that carries the agent's notes and this step's notices. */
+export const CONTEXT_MESSAGE_ID = 'baton-context';
+
+function withContext(messages: BaseMessage[], block: string): BaseMessage[] {
+  if (block.length === 0) return messages;
+  let at = 0;
+  while (at < messages.length && messages[at]!.type === 'system') at++;
+  return [
+    ...messages.slice(0, at),
+    new SystemMessage({ id: CONTEXT_MESSAGE_ID, content: block }),
+    ...messages.slice(at),
+  ];
+}
+
+/**
+ * A graph node for hand-built `StateGraph`s over `MessagesAnnotation` (rewrite mode): it runs
+ * `prepare` on the thread's messages and, when the projection or the notes/notices block
+ * changed, replaces the state's messages with it (`REMOVE_ALL_MESSAGES`), after the evicted
+ * ones are archived in the graph's store. An `unfit` outcome appends an AIMessage that
+ * explains it; route on it with `routeAfterCompaction`.
+ *
+ * @example
+ * new StateGraph(MessagesAnnotation)
+ *   .addNode('compact', createCompactionNode(options))
+ *   .addNode('model', callModel)
+ *   .addNode('tools', new ToolNode([...myTools, ...batonTools(options)]))
+ *   .addEdge(START, 'compact')
+ *   .addConditionalEdges('compact', routeAfterCompaction('model'))
+ *   .addConditionalEdges('model', toolsOrEnd)
+ *   .addEdge('tools', 'compact');
+ */
+export function createCompactionNode(options: BatonOptions) {
+  const sessions = sessionsFor(options);
+  return async function batonCompactionNode(
+    state: { messages: BaseMessage[] },
+    config?: LangGraphRunnableConfig,
+  ) {
+    const session = sessions.session(config?.store as BaseStore | undefined, config?.configurable?.thread_id);
+    const current = state.messages.find((m) => m.id === CONTEXT_MESSAGE_ID);
+    const history = state.messages.filter((m) => m.id !== CONTEXT_MESSAGE_ID);
+    const prepared = await session.prepare({ entries: toEntries(history) });
+    const projected = fromEntries(prepared.entries);
+    const unchanged = projected.length === history.length && projected.every((m, i) => m === history[i]);
+    const sameBlock = (current?.text ?? '') === prepared.system;
+    const unfit =
+      prepared.outcome === 'unfit'
+        ? [
+            new AIMessage({
+              content: `[baton] The context cannot fit the window (${prepared.reason}). A checkpoint is saved as ${JSON.stringify(prepared.checkpointRef)}; the turn ends here.`,
+              response_metadata: {
+                baton: { outcome: 'unfit', reason: prepared.reason, checkpointRef: prepared.checkpointRef },
+              },
+            }),
+          ]
+        : [];
+    if (unchanged && sameBlock) return { messages: unfit };
+    return {
+      messages: [
+        new RemoveMessage({ id: REMOVE_ALL_MESSAGES }),
+        ...withContext(projected, prepared.system),
+        ...unfit,
+      ],
+    };
+  };
+}
+
+/** After the compaction node: to `next`, or to END when the compaction ended the turn as unfit. */
+export function routeAfterCompaction(next: string) {
+  return function batonRoute(state: { messages: BaseMessage[] }): string {
+    const last = state.messages.at(-1) as AIMessage | undefined;
+    const outcome = (last?.response_metadata as { baton?: { outcome?: string } } | undefined)?.baton?.outcome;
+    return outcome === 'unfit' ? END : next;
+  };
+}
+
+/** `notes`, `compact` and `recall` for a `ToolNode`; pass the same options object as to the node so they share sessions. */
+export function batonTools(options: BatonOptions): StructuredToolInterface[] {
+  return createBatonTools(sessionsFor(options));
+}
