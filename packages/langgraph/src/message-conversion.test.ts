@@ -1,0 +1,53 @@
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { describe, expect, it } from 'vitest';
+import { fromEntries, toEntries } from './message-conversion.ts';
+
+const messages = [
+  new SystemMessage({ content: 'sys', id: 'm0' }),
+  new HumanMessage({
+    content: [
+      { type: 'text', text: 'look' },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+    ],
+    id: 'm1',
+  }),
+  new AIMessage({
+    content: 'reading',
+    id: 'm2',
+    tool_calls: [{ id: 'a', name: 'grep', args: { q: 'x' }, type: 'tool_call' }],
+    additional_kwargs: { provider_field: 1 },
+  }),
+  new ToolMessage({ content: 'match', tool_call_id: 'a', name: 'grep', id: 'm3', status: 'error' }),
+];
+
+describe('LangChain messages <-> entries', () => {
+  it('keys by message id and round-trips untouched messages as the same objects', () => {
+    const entries = toEntries(messages);
+    expect(entries.map((e) => e.key)).toEqual(['m0', 'm1', 'm2', 'm3']);
+    fromEntries(entries).forEach((m, i) => {
+      expect(m).toBe(messages[i]);
+    });
+  });
+
+  it('maps tool calls, tool results (with error status) and non-text blocks', () => {
+    const [, user, assistant, toolResult] = toEntries(messages);
+    expect(user!.parts[1]).toMatchObject({ type: 'opaque', kind: 'image_url' });
+    expect(assistant!.parts).toEqual([
+      { type: 'text', text: 'reading' },
+      { type: 'tool-call', id: 'a', name: 'grep', input: { q: 'x' } },
+    ]);
+    expect(toolResult!.parts).toEqual([
+      { type: 'tool-result', callId: 'a', name: 'grep', output: 'match', isError: true },
+    ]);
+  });
+
+  it('rebuilds changed entries as messages of the same kind', () => {
+    const rebuilt = fromEntries(toEntries(messages).map((e) => structuredClone(e)));
+    expect(rebuilt.map((m) => m.type)).toEqual(['system', 'human', 'ai', 'tool']);
+    expect((rebuilt[2] as AIMessage).tool_calls).toEqual([
+      { id: 'a', name: 'grep', args: { q: 'x' }, type: 'tool_call' },
+    ]);
+    expect((rebuilt[3] as ToolMessage).tool_call_id).toBe('a');
+    expect((rebuilt[3] as ToolMessage).status).toBe('error');
+  });
+});
