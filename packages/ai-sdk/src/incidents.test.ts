@@ -1,8 +1,8 @@
 import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { filler, scriptedModel } from '../test/scripted-model.ts';
 import { createBaton } from './index.ts';
-import { filler, scriptedModel } from './test-support.ts';
 
 /** The core's incident scenarios, re-run through the real SDK loop. */
 describe('incidents through generateText', () => {

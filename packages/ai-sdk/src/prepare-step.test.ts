@@ -1,6 +1,7 @@
 import { generateText, stepCountIs, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { filler, scriptedModel } from '../test/scripted-model.ts';
 import {
   createBaton,
   gptTokenizer,
@@ -9,7 +10,6 @@ import {
   TokenCounter,
   toEntries,
 } from './index.ts';
-import { filler, scriptedModel } from './test-support.ts';
 
 describe('prepareStep (rewrite mode)', () => {
   it('rewrites the carried-forward history with the archive written first, and keeps notes in the instructions', async () => {

@@ -4,9 +4,9 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { filler, scriptedModel } from '../test/scripted-model.ts';
 import { createBaton } from './index.ts';
 import { loadTelemetry } from './telemetry.ts';
-import { filler, scriptedModel } from './test-support.ts';
 
 /** A tracer that records span names and events, enough for the SDK's telemetry to run on. */
 function recordingTracer() {
