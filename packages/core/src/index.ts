@@ -8,7 +8,7 @@ export { buildGroups, type Group, type GroupKind } from './groups.ts';
 export type { Decision, FoldDecision, Ledger, ReplaceDecision } from './ledger.ts';
 export { lookupModel, MODEL_CATALOG, type ModelInfo } from './model-catalog.ts';
 export { NOTES_HEADING, type NoteSection, type NotesApi } from './notes.ts';
-export { NOTICES_HEADING } from './notices.ts';
+export { NOTICES_HEADING, renderNotices } from './notices.ts';
 export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat } from './openai-chat.ts';
 export type { BatonOptions, ResolvedOptions } from './options.ts';
 export { detectContextOverflow, type OverflowReport } from './overflow.ts';

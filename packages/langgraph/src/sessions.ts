@@ -21,8 +21,13 @@ export class ThreadSessions {
   /** The tools' names, descriptions and schemas (the same for every session). */
   readonly toolTemplate: readonly NeutralTool[];
 
-  constructor(private readonly options: BatonOptions) {
-    this.toolTemplate = createBaton({ ...options, store: undefined, onEvent: undefined }).session(
+  private readonly options: BatonOptions;
+
+  constructor(options: BatonOptions & { mode?: unknown }) {
+    // Adapter-only keys (the middleware's `mode`) are not the core's to validate.
+    const { mode: _mode, ...core } = options;
+    this.options = core;
+    this.toolTemplate = createBaton({ ...core, store: undefined, onEvent: undefined }).session(
       'template',
     ).tools;
   }
