@@ -4,7 +4,13 @@ import type {
   LanguageModelV4Prompt,
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
-import type { Prepared, Session, ToolSchema } from '@baton/core';
+import {
+  callWithOverflowRecovery,
+  type Prepared,
+  type Session,
+  type ToolSchema,
+  type UnfitInfo,
+} from '@baton/core';
 import { fromEntries, type HostMessage, toEntries, withSystemBlock } from './message-conversion.ts';
 import { unfitGenerateResult, unfitStreamResult } from './unfit-result.ts';
 
@@ -57,47 +63,22 @@ export function batonMiddleware(
     return params;
   }
 
-  const unfitOf = (record: CallRecord | undefined) =>
-    record?.prepared.outcome === 'unfit'
-      ? {
-          reason: record.prepared.reason ?? 'over budget',
-          checkpointRef: record.prepared.checkpointRef ?? '',
-        }
-      : undefined;
-
-  /** Runs `call`; on a context overflow compacts harder and retries once through the inner model. */
-  async function withOverflowRecovery<T>(
-    record: CallRecord | undefined,
-    call: () => PromiseLike<T>,
+  /** Runs the call under the core's overflow policy; the retry goes through the inner model directly. */
+  function recovering<T>(
+    record: CallRecord,
+    params: LanguageModelV4CallOptions,
+    first: () => PromiseLike<T>,
     retry: (params: LanguageModelV4CallOptions) => PromiseLike<T>,
-    unfit: (info: { reason: string; checkpointRef: string }) => T,
+    unfit: (info: UnfitInfo) => T,
   ): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      if (!record) throw error;
-      const verdict = await record.session.recoverFromOverflow(error);
-      if (verdict === 'not-overflow') throw error;
-      const retryParams = verdict === 'retry' ? await project(record.session, record.original) : undefined;
-      const retryRecord = retryParams ? calls.get(retryParams) : undefined;
-      const stillUnfit = verdict === 'unfit' ? lastUnfit(record.session) : unfitOf(retryRecord);
-      if (stillUnfit || !retryParams)
-        return unfit(stillUnfit ?? { reason: 'context overflow', checkpointRef: '' });
-      try {
-        return await retry(retryParams);
-      } catch (second) {
-        if ((await record.session.recoverFromOverflow(second)) === 'not-overflow') throw second;
-        return unfit(
-          lastUnfit(record.session) ?? {
-            reason: 'the provider rejected the request as too long twice',
-            checkpointRef: '',
-          },
-        );
-      }
-    }
+    return callWithOverflowRecovery(record.session, {
+      attempt: params,
+      prepared: (attempt) => calls.get(attempt)!.prepared,
+      reprepare: () => project(record.session, record.original),
+      call: (attempt, isRetry) => (isRetry ? retry(attempt) : first()),
+      unfit,
+    });
   }
-
-  const lastUnfit = (session: Session) => session.unfit;
 
   return {
     specificationVersion: 'v4',
@@ -106,30 +87,23 @@ export function batonMiddleware(
     },
     wrapGenerate: async function batonWrapGenerate({ doGenerate, params, model }) {
       const record = calls.get(params);
-      const unfit = unfitOf(record);
-      if (unfit) return unfitGenerateResult(unfit);
-      const result = await withOverflowRecovery(
+      if (!record) return doGenerate();
+      const result = await recovering(
         record,
+        params,
         doGenerate,
         (p) => model.doGenerate(p),
         unfitGenerateResult,
       );
       const input = reportedInputTokens(result.usage);
-      if (record && input !== undefined && result.finishReason.raw !== 'baton-unfit')
+      if (input !== undefined && result.finishReason.raw !== 'baton-unfit')
         record.session.observeUsage({ inputTokens: input });
       return result;
     },
     wrapStream: async function batonWrapStream({ doStream, params, model }) {
       const record = calls.get(params);
-      const unfit = unfitOf(record);
-      if (unfit) return unfitStreamResult(unfit);
-      const result = await withOverflowRecovery(
-        record,
-        doStream,
-        (p) => model.doStream(p),
-        unfitStreamResult,
-      );
-      if (!record) return result;
+      if (!record) return doStream();
+      const result = await recovering(record, params, doStream, (p) => model.doStream(p), unfitStreamResult);
       // Usage arrives with the finish part: feed it to the calibration as it passes.
       const observe = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
         transform(part, controller) {

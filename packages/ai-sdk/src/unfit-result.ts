@@ -3,11 +3,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
-
-export interface UnfitInfo {
-  reason: string;
-  checkpointRef: string;
-}
+import type { UnfitInfo } from '@baton/core';
 
 const ZERO_USAGE = {
   inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },

@@ -12,6 +12,7 @@ export { NOTICES_HEADING, renderNotices } from './notices.ts';
 export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat } from './openai-chat.ts';
 export type { BatonOptions, ResolvedOptions } from './options.ts';
 export { detectContextOverflow, type OverflowReport } from './overflow.ts';
+export { callWithOverflowRecovery, type OverflowRecoverySpec, type UnfitInfo } from './overflow-recovery.ts';
 export { pairingViolation } from './projection-check.ts';
 export type { RecallInput, RecallResult } from './recall.ts';
 export { MISSING_RESULT_TEXT } from './repair.ts';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createBaton } from './baton.ts';
 import { detectContextOverflow } from './overflow.ts';
+import { callWithOverflowRecovery, type UnfitInfo } from './overflow-recovery.ts';
+import type { Prepared } from './session.ts';
 import { createEntry } from './transcript.ts';
 
 describe('detectContextOverflow', () => {
@@ -88,5 +90,70 @@ describe('Session.recoverFromOverflow', () => {
     await session.prepare({ entries: history });
     session.observeUsage({ inputTokens: 9_000 });
     expect(await session.recoverFromOverflow(overflow)).toBe('retry');
+  });
+});
+
+describe('callWithOverflowRecovery', () => {
+  const history = Array.from({ length: 40 }, (_, i) =>
+    createEntry(i, i % 2 ? 'assistant' : 'user', `message ${i} `.repeat(80)),
+  );
+  const overflow = {
+    error: { code: 'context_length_exceeded', message: 'prompt is too long: 30000 tokens > 16000 maximum' },
+  };
+
+  it('retries once with a re-prepared, smaller attempt, and passes other errors through', async () => {
+    const session = createBaton({ contextWindow: 20_000 }).session('s');
+    const sizes: number[] = [];
+    const answer = await callWithOverflowRecovery(session, {
+      attempt: await session.prepare({ entries: history }),
+      prepared: (p) => p,
+      reprepare: () => session.prepare({ entries: history }),
+      call: (p, retry) => {
+        sizes.push(p.tokens.after);
+        if (!retry) throw overflow;
+        return 'answered';
+      },
+      unfit: () => 'unfit',
+    });
+    expect(answer).toBe('answered');
+    expect(sizes[1]!).toBeLessThan(sizes[0]!);
+    await expect(
+      callWithOverflowRecovery(session, {
+        attempt: await session.prepare({ entries: history }),
+        prepared: (p) => p,
+        reprepare: () => session.prepare({ entries: history }),
+        call: () => {
+          throw new Error('rate limited');
+        },
+        unfit: () => 'unfit',
+      }),
+    ).rejects.toThrow('rate limited');
+  });
+
+  it('ends through unfit, never calling the model, when the projection is unfit or overflows twice', async () => {
+    const tiny = createBaton({ contextWindow: 1_000 }).session('tiny');
+    let calls = 0;
+    const prepared = await tiny.prepare({ entries: [createEntry(0, 'user', 'word '.repeat(2_000))] });
+    const info = await callWithOverflowRecovery<Prepared, UnfitInfo | number>(tiny, {
+      attempt: prepared,
+      prepared: (p) => p,
+      reprepare: () => Promise.resolve(prepared),
+      call: () => ++calls,
+      unfit: (unfit) => unfit,
+    });
+    expect(calls).toBe(0);
+    expect(info).toMatchObject({ checkpointRef: prepared.checkpointRef });
+
+    const session = createBaton({ contextWindow: 20_000 }).session('twice');
+    const twice = await callWithOverflowRecovery(session, {
+      attempt: await session.prepare({ entries: history }),
+      prepared: (p) => p,
+      reprepare: () => session.prepare({ entries: history }),
+      call: () => {
+        throw overflow;
+      },
+      unfit: (unfit) => unfit,
+    });
+    expect(twice).toMatchObject({ reason: expect.stringMatching(/too long twice/) });
   });
 });

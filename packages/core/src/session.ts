@@ -220,13 +220,16 @@ export class Session {
 
     const baseSystem = joinBlocks(input.system ?? '', await this.renderedNotes(emit));
     const toolsRaw = counter.rawTools(input.tools) + PER_REQUEST;
-    const measure = (entries: readonly Entry[], system: string) => {
-      let raw = toolsRaw + counter.rawText(system);
+    const entriesRaw = (entries: readonly Entry[]) => {
+      let raw = 0;
       for (const entry of entries) raw += counter.raw(entry);
       return raw;
     };
     let projection = applyLedger(repaired.entries, this.ledger.decisions);
-    const before = counter.scale(measure(projection, baseSystem));
+    // The entries are summed once per projection; system variants only add their own text.
+    let projectionRaw = entriesRaw(projection);
+    const measure = (system: string) => toolsRaw + counter.rawText(system) + projectionRaw;
+    const before = counter.scale(measure(baseSystem));
     const budget = options.inputBudget;
     let outcome: Outcome = 'ok';
 
@@ -273,13 +276,14 @@ export class Session {
       });
       if (result.decisions.length > 0 && (await this.commit(result.decisions, result.spans, emit))) {
         projection = result.entries;
+        projectionRaw = entriesRaw(projection);
         outcome = 'compacted';
         notices.push(...this.compactionNotices(result.spans, before - result.tokens));
       }
     }
 
     // What the model reads this step, notices so far included: the observable size decides warnings.
-    const settled = counter.scale(measure(projection, joinBlocks(baseSystem, renderNotices(notices))));
+    const settled = counter.scale(measure(joinBlocks(baseSystem, renderNotices(notices))));
     if (outcome === 'compacted' && this.state.warned && settled <= options.warnAt * budget) {
       this.state.warned = false; // a real drop re-arms the warning
       this.stateDirty = true;
@@ -291,7 +295,7 @@ export class Session {
     }
 
     const system = joinBlocks(baseSystem, renderNotices(notices));
-    const raw = measure(projection, system);
+    const raw = measure(system);
     const after = counter.scale(raw);
     let checkpointRef: string | undefined;
     let reason: string | undefined;

@@ -1,10 +1,12 @@
 import {
   BatonConfigError,
   type BatonOptions,
+  callWithOverflowRecovery,
   type Notice,
   type Prepared,
   renderNotices,
   type Session,
+  type UnfitInfo,
 } from '@baton/core';
 import { AIMessage, type BaseMessage, RemoveMessage } from '@langchain/core/messages';
 import { type BaseStore, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
@@ -13,13 +15,13 @@ import { createBatonTools } from './agent-tools.ts';
 import { fromEntries, toEntries } from './message-conversion.ts';
 import { sessionsFor } from './sessions.ts';
 
-function unfitMessage(prepared: { reason?: string; checkpointRef?: string }): AIMessage {
+function unfitMessage(unfit: UnfitInfo): AIMessage {
   return new AIMessage({
     content:
-      `[baton] This step was not sent to the model: the context cannot fit the window (${prepared.reason ?? 'over budget'}). ` +
-      `Nothing was lost: a checkpoint is saved as ${JSON.stringify(prepared.checkpointRef ?? '')}, and the next turn starts with a notice explaining it.`,
+      `[baton] This step was not sent to the model: the context cannot fit the window (${unfit.reason}). ` +
+      `Nothing was lost: a checkpoint is saved as ${JSON.stringify(unfit.checkpointRef)}, and the next turn starts with a notice explaining it.`,
     response_metadata: {
-      baton: { outcome: 'unfit', reason: prepared.reason, checkpointRef: prepared.checkpointRef },
+      baton: { outcome: 'unfit', reason: unfit.reason, checkpointRef: unfit.checkpointRef },
     },
   });
 }
@@ -103,26 +105,14 @@ export function batonMiddleware(options: BatonMiddlewareOptions) {
         req.runtime.store as BaseStore | undefined,
         req.runtime.configurable?.thread_id,
       );
-      const call = (prepared: Prepared) =>
-        handler({ ...request, messages: fromEntries(prepared.entries), systemPrompt: prepared.system });
-      let prepared = await prepare(session, req);
-      if (prepared.outcome === 'unfit') return unfitMessage(prepared);
-      let response: AIMessage;
-      try {
-        response = await call(prepared);
-      } catch (error) {
-        const verdict = await session.recoverFromOverflow(error);
-        if (verdict === 'not-overflow') throw error;
-        if (verdict === 'unfit') return unfitMessage(session.unfit ?? {});
-        prepared = await prepare(session, req);
-        if (prepared.outcome === 'unfit') return unfitMessage(prepared);
-        try {
-          response = await call(prepared);
-        } catch (second) {
-          if ((await session.recoverFromOverflow(second)) === 'not-overflow') throw second;
-          return unfitMessage(session.unfit ?? {});
-        }
-      }
+      const response = await callWithOverflowRecovery(session, {
+        attempt: await prepare(session, req),
+        prepared: (attempt) => attempt,
+        reprepare: () => prepare(session, req),
+        call: (attempt) =>
+          handler({ ...request, messages: fromEntries(attempt.entries), systemPrompt: attempt.system }),
+        unfit: unfitMessage,
+      });
       const input = response.usage_metadata?.input_tokens;
       if (typeof input === 'number' && input > 0) session.observeUsage({ inputTokens: input });
       return response;
