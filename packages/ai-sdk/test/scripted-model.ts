@@ -7,6 +7,8 @@ import type {
 } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 
+export { filler } from '@baton/scenarios/support/text.ts';
+
 /** What the scripted model decides at one call: tool calls or a final text. */
 export type ScriptedTurn = { calls: Array<{ name: string; input: unknown }> } | { text: string };
 
@@ -102,31 +104,4 @@ export function contextLengthError(): Error {
     }),
     isRetryable: false,
   });
-}
-
-export function filler(chars: number, seed: number): string {
-  const words = [
-    'alpha',
-    'beta',
-    'gamma',
-    'delta',
-    'log',
-    'line',
-    'value',
-    'error',
-    'status',
-    'ok',
-    '200',
-    'path',
-  ];
-  const out: string[] = [];
-  let length = 0;
-  let state = seed;
-  while (length < chars) {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    const word = words[state % words.length]!;
-    out.push(word);
-    length += word.length + 1;
-  }
-  return out.join(' ');
 }

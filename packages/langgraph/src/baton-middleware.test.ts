@@ -1,4 +1,5 @@
 import { gptTokenizer, pairingViolation, TokenCounter } from '@baton/core';
+import { filler } from '@baton/scenarios/support/text.ts';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { InMemoryStore, MemorySaver } from '@langchain/langgraph';
 import { createAgent, fakeModel, tool } from 'langchain';
@@ -7,16 +8,6 @@ import { z } from 'zod';
 import { batonMiddleware, toEntries } from './index.ts';
 
 const counter = new TokenCounter(gptTokenizer(), 512);
-const filler = (chars: number, seed: number) => {
-  const words = ['alpha', 'beta', 'gamma', 'delta', 'log', 'line', 'value', 'error', 'ok', '200'];
-  const out: string[] = [];
-  let state = seed;
-  while (out.join(' ').length < chars) {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    out.push(words[state % words.length]!);
-  }
-  return out.join(' ');
-};
 
 const readFile = tool(async ({ path }: { path: string }) => `${path}\n${filler(2_000, path.length)}`, {
   name: 'read_file',

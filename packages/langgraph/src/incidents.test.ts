@@ -1,3 +1,4 @@
+import { filler } from '@baton/scenarios/support/text.ts';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { InMemoryStore } from '@langchain/langgraph';
 import { createAgent, fakeModel, tool } from 'langchain';
@@ -5,19 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { batonMiddleware } from './index.ts';
 
-const filler = (chars: number, seed: number) => {
-  const words = ['alpha', 'beta', 'gamma', 'delta', 'log', 'line', 'value', 'error', 'ok', '200'];
-  const out: string[] = [];
-  let state = seed;
-  let length = 0;
-  while (length < chars) {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    const word = words[state % words.length]!;
-    out.push(word);
-    length += word.length + 1;
-  }
-  return out.join(' ');
-};
 const textOf = (messages: BaseMessage[]) => messages.map((m) => m.text).join('\n');
 const systemOf = (messages: BaseMessage[]) =>
   messages
