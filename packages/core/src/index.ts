@@ -26,7 +26,13 @@ export {
   summarize,
   truncateOldest,
 } from './stages/index.ts';
-export type { ArchiveRecord, PutResult, Store, VersionedDocument } from './store.ts';
+export {
+  type ArchiveRecord,
+  compareArchiveRecords,
+  type PutResult,
+  type Store,
+  type VersionedDocument,
+} from './store.ts';
 export { memoryStore } from './stores/memory-store.ts';
 export type { Summarizer, SummarizerInput } from './summarizer.ts';
 export { extractiveSummarizer } from './summarizers/extractive.ts';

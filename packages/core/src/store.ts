@@ -43,6 +43,11 @@ export interface Store {
   searchArchive(sessionId: string, query: string, limit: number): Promise<ArchiveRecord[]>;
 }
 
+/** Archive order: by seq, then ref (every store returns ranges and searches in this order). */
+export function compareArchiveRecords(a: ArchiveRecord, b: ArchiveRecord): number {
+  return a.seq - b.seq || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0);
+}
+
 /** Deep copy through JSON: what a persistent store would give back, and no aliasing with live objects. */
 export function cloneJson<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;

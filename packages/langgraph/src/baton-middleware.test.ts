@@ -130,3 +130,17 @@ describe('batonMiddleware through createAgent', () => {
     expect(last.response_metadata?.baton).toMatchObject({ outcome: 'unfit' });
   });
 });
+
+describe('batonMiddleware without a LangGraph store', () => {
+  it('falls back to memory and says so once with a store-fallback event', async () => {
+    const events: string[] = [];
+    const middleware = batonMiddleware({ contextWindow: 16_000, onEvent: (e) => events.push(e.type) });
+    const model = fakeModel();
+    model.respond(new AIMessage('one'));
+    model.respond(new AIMessage('two'));
+    const agent = createAgent({ model, tools: [readFile], middleware: [middleware] });
+    await agent.invoke({ messages: [new HumanMessage('hi')] });
+    await agent.invoke({ messages: [new HumanMessage('again')] });
+    expect(events.filter((t) => t === 'store-fallback')).toHaveLength(1);
+  });
+});

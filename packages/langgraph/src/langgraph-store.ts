@@ -1,5 +1,5 @@
 import type { ArchiveRecord, PutResult, Store, VersionedDocument } from '@baton/core';
-import { entryText } from '@baton/core';
+import { compareArchiveRecords, entryText } from '@baton/core';
 import type { BaseStore } from '@langchain/langgraph';
 
 /**
@@ -18,7 +18,7 @@ export function langGraphStore(store: BaseStore, prefix = 'baton'): Store {
       records.push(...page.map((item) => item.value as ArchiveRecord));
       if (page.length < 500) break;
     }
-    return records.sort((a, b) => a.seq - b.seq || (a.ref < b.ref ? -1 : 1));
+    return records.sort(compareArchiveRecords);
   };
   return {
     async getDocument<T>(namespace: string, key: string): Promise<VersionedDocument<T> | undefined> {

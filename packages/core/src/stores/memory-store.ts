@@ -1,6 +1,7 @@
 import {
   type ArchiveRecord,
   cloneJson,
+  compareArchiveRecords,
   type PutResult,
   type Store,
   type VersionedDocument,
@@ -32,8 +33,7 @@ export function memoryStore(): Store {
     }
     return archive;
   };
-  const bySeq = (a: IndexedRecord, b: IndexedRecord) =>
-    a.record.seq - b.record.seq || (a.record.ref < b.record.ref ? -1 : 1);
+  const bySeq = (a: IndexedRecord, b: IndexedRecord) => compareArchiveRecords(a.record, b.record);
 
   return {
     async getDocument<T>(namespace: string, key: string): Promise<VersionedDocument<T> | undefined> {
