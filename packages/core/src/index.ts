@@ -28,12 +28,14 @@ export {
 } from './stages/index.ts';
 export {
   type ArchiveRecord,
+  cloneJson,
   compareArchiveRecords,
   type PutResult,
   type Store,
   type VersionedDocument,
 } from './store.ts';
 export { memoryStore } from './stores/memory-store.ts';
+export { type SqliteStoreOptions, sqliteStore } from './stores/sqlite-store.ts';
 export type { Summarizer, SummarizerInput } from './summarizer.ts';
 export { extractiveSummarizer } from './summarizers/extractive.ts';
 export { TokenCounter, type ToolSchema } from './token-counter.ts';

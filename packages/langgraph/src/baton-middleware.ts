@@ -6,11 +6,13 @@ import {
   type Prepared,
   renderNotices,
   type Session,
+  type ToolSchema,
   type UnfitInfo,
 } from '@baton/core';
 import { AIMessage, type BaseMessage, RemoveMessage } from '@langchain/core/messages';
 import { type BaseStore, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createMiddleware } from 'langchain';
+import { z } from 'zod';
 import { createBatonTools } from './agent-tools.ts';
 import { fromEntries, toEntries } from './message-conversion.ts';
 import { sessionsFor } from './sessions.ts';
@@ -26,10 +28,23 @@ function unfitMessage(unfit: UnfitInfo): AIMessage {
   });
 }
 
+/**
+ * The middleware's own state. `_`-prefixed keys are private to the agent (not part of its
+ * input or output) but checkpointed with the thread, so what `beforeModel` decides reaches
+ * the model call even if another worker or a restarted process runs it.
+ */
+const batonState = z.object({
+  /** Rewrite mode: notices of the compaction `beforeModel` wrote into the state, for this step's model call. */
+  _batonNotices: z
+    .array(z.object({ type: z.enum(['warning', 'eviction', 'degrade', 'unfit']), text: z.string() }))
+    .default([]),
+});
+
 interface RequestLike {
-  messages: import('@langchain/core/messages').BaseMessage[];
+  messages: BaseMessage[];
   systemPrompt: string;
   tools: ReadonlyArray<{ name?: string; description?: string }>;
+  state: { _batonNotices?: Notice[] };
   runtime: { store?: unknown; configurable?: { thread_id?: unknown } };
 }
 
@@ -62,41 +77,52 @@ export function batonMiddleware(options: BatonMiddlewareOptions) {
     );
   }
   const sessions = sessionsFor(options);
-  // Rewrite mode: what beforeModel evicted is told to the model by the next wrapModelCall.
-  const pendingNotices = new WeakMap<Session, Notice[]>();
+
+  // beforeModel cannot see the request's system prompt and tools; the rewrite counts the
+  // ones of the thread's last model call, so it compacts at the size the model will get.
+  const lastRequest = new WeakMap<Session, { system: string; tools: ToolSchema[] }>();
 
   async function prepare(session: Session, request: RequestLike): Promise<Prepared> {
-    const carried = renderNotices(pendingNotices.get(session) ?? []);
-    pendingNotices.delete(session);
+    const carried = renderNotices(request.state._batonNotices ?? []);
+    const tools = request.tools.map((t) => ({
+      name: t.name ?? 'tool',
+      ...(t.description ? { description: t.description } : {}),
+    }));
+    lastRequest.set(session, { system: request.systemPrompt, tools });
     return session.prepare({
       entries: toEntries(request.messages),
       system: [request.systemPrompt, carried].filter((block) => block.length > 0).join('\n\n'),
-      tools: request.tools.map((t) => ({
-        name: t.name ?? 'tool',
-        ...(t.description ? { description: t.description } : {}),
-      })),
+      tools,
     });
   }
 
   async function rewrite(state: { messages: BaseMessage[] }, runtime: RequestLike['runtime']) {
     const session = sessions.session(runtime.store as BaseStore | undefined, runtime.configurable?.thread_id);
-    const prepared = await session.prepare({ entries: toEntries(state.messages) });
+    const prepared = await session.prepare({
+      entries: toEntries(state.messages),
+      ...lastRequest.get(session),
+    });
     const projected = fromEntries(prepared.entries);
-    if (prepared.notices.length > 0) pendingNotices.set(session, prepared.notices);
     const unchanged =
       projected.length === state.messages.length && projected.every((m, i) => m === state.messages[i]);
-    return unchanged
-      ? undefined
-      : { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...projected] };
+    if (unchanged && prepared.notices.length === 0) return undefined;
+    return {
+      ...(unchanged ? {} : { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...projected] }),
+      _batonNotices: prepared.notices,
+    };
   }
 
   return createMiddleware({
     name: 'BatonMiddleware',
+    stateSchema: batonState,
     tools: createBatonTools(sessions),
     ...(mode === 'rewrite'
       ? {
           beforeModel: (state: { messages: BaseMessage[] }, runtime: unknown) =>
             rewrite(state, runtime as RequestLike['runtime']),
+          // Notices are for one model call: the next step's beforeModel decides afresh.
+          afterModel: (state: { _batonNotices?: Notice[] }) =>
+            state._batonNotices && state._batonNotices.length > 0 ? { _batonNotices: [] } : undefined,
         }
       : {}),
     wrapModelCall: async (request, handler) => {

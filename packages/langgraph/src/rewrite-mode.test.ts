@@ -64,6 +64,61 @@ describe("batonMiddleware({ mode: 'rewrite' })", () => {
     ).toBe(true);
   });
 
+  it('carries the notices in private checkpointed state: a fresh worker resuming after the rewrite tells the model', async () => {
+    const checkpointer = new MemorySaver();
+    const store = new InMemoryStore();
+    const config = { configurable: { thread_id: 'carry' }, recursionLimit: 500 };
+    // One script across both workers: the model continues where the thread left off.
+    const script = { step: 0 };
+    const readAll = (model: ReturnType<typeof fakeModel>, seen?: BaseMessage[][]) => {
+      for (let i = 0; i < 40; i++) {
+        model.respond((messages: BaseMessage[]) => {
+          seen?.push(messages);
+          const s = script.step++;
+          if (s >= 30) return new AIMessage('done');
+          return new AIMessage({
+            content: '',
+            tool_calls: [{ id: `c${s}`, name: 'read_file', args: { n: s }, type: 'tool_call' }],
+          });
+        });
+      }
+      return model;
+    };
+    type Values = { messages: BaseMessage[]; _batonNotices?: Array<{ type: string; text: string }> };
+    const stateOf = async (worker: { graph: { getState(c: typeof config): Promise<{ values: unknown }> } }) =>
+      (await worker.graph.getState(config)).values as Values;
+    const agent = (model: ReturnType<typeof fakeModel>) =>
+      createAgent({
+        model,
+        tools: [readFile],
+        middleware: [batonMiddleware({ contextWindow: 8_000, mode: 'rewrite' })],
+        checkpointer,
+        store,
+      });
+
+    // Worker A runs until a beforeModel has rewritten the state, and stops right there.
+    const workerA = agent(readAll(fakeModel()));
+    let pending: Array<{ type: string; text: string }> = [];
+    for (let i = 0; i < 60 && !pending.some((n) => n.type === 'eviction'); i++) {
+      await workerA.graph.invoke(i === 0 ? { messages: [new HumanMessage('Read 30 files.')] } : null, {
+        ...config,
+        interruptAfter: ['BatonMiddleware.before_model'],
+      });
+      pending = (await stateOf(workerA))._batonNotices ?? [];
+    }
+    expect(pending.map((n) => n.type)).toContain('eviction');
+
+    // Worker B (a new middleware instance: nothing in memory) makes the model call.
+    const seen: BaseMessage[][] = [];
+    const workerB = agent(readAll(fakeModel(), seen));
+    const result = await workerB.invoke(null, config);
+    expect(seen[0]?.find((m) => m.type === 'system')?.text).toContain('Context was compacted');
+    expect(result.messages.at(-1)!.text).toBe('done');
+    // Private: not in the agent's output, and cleared in the checkpoint once the model saw it.
+    expect(Object.keys(result)).not.toContain('_batonNotices');
+    expect((await stateOf(workerB))._batonNotices).toEqual([]);
+  });
+
   it('rejects an unknown mode with a typed error', () => {
     expect(() => batonMiddleware({ contextWindow: 8_000, mode: 'both' as never })).toThrow(BatonConfigError);
     expect(() => batonMiddleware({ contextWindow: 8_000, mode: 'both' as never })).toThrow(

@@ -11,8 +11,9 @@ import { langGraphStore } from './langgraph-store.ts';
 
 /**
  * One Baton per LangGraph store the graph runs with (notes, ledger and archive live there),
- * and one session per `thread_id`. Without a store, an in-memory fallback, announced once
- * with a `store-fallback` event.
+ * and one session per `thread_id`. A `store` in the options (e.g. `sqliteStore` beside a
+ * `SqliteSaver`, which has no LangGraph store) takes precedence. Without either, an
+ * in-memory fallback, announced once with a `store-fallback` event.
  */
 export class ThreadSessions {
   private readonly byStore = new WeakMap<BaseStore, Baton>();
@@ -48,6 +49,8 @@ export class ThreadSessions {
     }
     if (!this.fallback) {
       this.fallback = createBaton(this.options);
+      // A store passed in the options is the user's choice of persistence, not a fallback.
+      if (this.options.store) return this.fallback;
       const event: BatonEvent = {
         type: 'store-fallback',
         reason:
