@@ -1,7 +1,13 @@
 // One install: everything an AI SDK user needs from the core comes through here.
 export * from '@baton/core';
+// The AI SDK's prompt conversion under the names the other adapters use.
+export {
+  entriesToPrompt as fromEntries,
+  type PromptMessage as HostMessage,
+  type PromptPart as HostPart,
+  promptToEntries as toEntries,
+} from '@baton/core';
 export { type BatonToolSet, batonTools } from './agent-tools.ts';
 export { type AiSdkBaton, type AiSdkSession, createBaton } from './baton.ts';
-export { fromEntries, type HostMessage, type HostPart, toEntries } from './message-conversion.ts';
 export { batonMiddleware } from './middleware.ts';
 export { batonPrepareStep } from './prepare-step.ts';

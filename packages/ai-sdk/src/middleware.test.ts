@@ -1,10 +1,9 @@
-import { gptTokenizer, pairingViolation, TokenCounter } from '@baton/core';
+import { gptTokenizer, isBatonBlock, pairingViolation, TokenCounter } from '@baton/core';
 import { generateText, stepCountIs, streamText, ToolLoopAgent, tool, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { contextLengthError, filler, scriptedModel } from '../test/scripted-model.ts';
 import { createBaton, type HostMessage, toEntries } from './index.ts';
-import { isBatonBlock } from './message-conversion.ts';
 
 const counter = new TokenCounter(gptTokenizer(), 512);
 const SKILL = `SKILL-DOC: release checklist\n${filler(1_500, 7)}\nSKILL-END`;

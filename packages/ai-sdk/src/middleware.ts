@@ -6,12 +6,15 @@ import type {
 } from '@ai-sdk/provider';
 import {
   callWithOverflowRecovery,
+  entriesToPrompt as fromEntries,
+  type PromptMessage as HostMessage,
   type Prepared,
   type Session,
   type ToolSchema,
+  promptToEntries as toEntries,
   type UnfitInfo,
+  withSystemBlock,
 } from '@baton/core';
-import { fromEntries, type HostMessage, toEntries, withSystemBlock } from './message-conversion.ts';
 import { unfitGenerateResult, unfitStreamResult } from './unfit-result.ts';
 
 interface CallRecord {

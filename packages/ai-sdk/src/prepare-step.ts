@@ -1,6 +1,11 @@
 import type { Session } from '@baton/core';
+import {
+  type PromptConversionCache as ConversionCache,
+  entriesToPrompt as fromEntries,
+  type PromptMessage as HostMessage,
+  promptToEntries as toEntries,
+} from '@baton/core';
 import type { Instructions, ModelMessage, SystemModelMessage } from 'ai';
-import { type ConversionCache, fromEntries, type HostMessage, toEntries } from './message-conversion.ts';
 
 function instructionsText(instructions: Instructions | undefined): string {
   if (instructions === undefined) return '';

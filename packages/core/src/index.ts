@@ -7,6 +7,15 @@ export type { BatonEvent, BatonEventType } from './events.ts';
 export { buildGroups, type Group, type GroupKind } from './groups.ts';
 export type { Decision, FoldDecision, Ledger, ReplaceDecision } from './ledger.ts';
 export { lookupModel, MODEL_CATALOG, type ModelInfo } from './model-catalog.ts';
+export {
+  entriesToPrompt,
+  isBatonBlock,
+  type PromptConversionCache,
+  type PromptMessage,
+  type PromptPart,
+  promptToEntries,
+  withSystemBlock,
+} from './model-prompt.ts';
 export { NOTES_HEADING, type NoteSection, type NotesApi } from './notes.ts';
 export { NOTICES_HEADING, renderNotices } from './notices.ts';
 export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat } from './openai-chat.ts';

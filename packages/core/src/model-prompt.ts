@@ -1,31 +1,33 @@
+import { NOTES_HEADING } from './notes.ts';
+import { NOTICES_HEADING } from './notices.ts';
 import {
   createEntry,
   type Entry,
-  NOTES_HEADING,
-  NOTICES_HEADING,
   type OpaquePart,
   outputText,
   type Part,
   type Role,
   type ToolResultPart,
-} from '@baton/core';
+} from './transcript.ts';
 
 /**
- * The shape shared by the provider-level `LanguageModelV4Prompt` messages and the SDK's
- * `ModelMessage`s: a role, string or part-array content, optional providerOptions.
+ * The model prompt of the AI SDK's provider specification, structurally: what
+ * `LanguageModelV2Prompt` … `LanguageModelV4Prompt` messages and the SDK's `ModelMessage`s
+ * share (Mastra's `processLLMRequest` hands over the V2 form). A role, string or part-array
+ * content, optional providerOptions. No framework import: the adapters pass their own types.
  */
-export interface HostMessage {
+export interface PromptMessage {
   role: Role;
-  content: string | HostPart[];
+  content: string | PromptPart[];
   providerOptions?: unknown;
 }
 
-export interface HostPart {
+export interface PromptPart {
   type: string;
   [field: string]: unknown;
 }
 
-/** `LanguageModelV4ToolResultOutput` / the SDK's `ToolResultOutput`. */
+/** `LanguageModelV*ToolResultOutput` / the SDK's `ToolResultOutput`. */
 type ToolOutput =
   | { type: 'text' | 'error-text'; value: string }
   | { type: 'json' | 'error-json'; value: unknown }
@@ -34,16 +36,16 @@ type ToolOutput =
   | { type: string; [field: string]: unknown };
 
 /** Host message behind each converted entry (untouched entries go back as the same object). */
-const hostOf = new WeakMap<Entry, HostMessage>();
+const hostOf = new WeakMap<Entry, PromptMessage>();
 /** The host output behind each converted tool-result part. */
 const outputOf = new WeakMap<ToolResultPart, ToolOutput>();
 
-export interface ConversionCache {
+export interface PromptConversionCache {
   /** Entries already known for host message objects (rewrite mode keeps seqs across steps). */
   entries: WeakMap<object, Entry>;
 }
 
-function resultPart(part: HostPart): ToolResultPart {
+function resultPart(part: PromptPart): ToolResultPart {
   const output = (part.output ?? { type: 'text', value: '' }) as ToolOutput;
   let value: unknown;
   let isError = false;
@@ -75,11 +77,11 @@ function resultPart(part: HostPart): ToolResultPart {
   return converted;
 }
 
-function opaque(part: HostPart, text?: string): OpaquePart {
+function opaque(part: PromptPart, text?: string): OpaquePart {
   return { type: 'opaque', kind: part.type, value: part, ...(text !== undefined ? { text } : {}) };
 }
 
-function partsOf(message: HostMessage): Part[] {
+function partsOf(message: PromptMessage): Part[] {
   if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
   const parts: Part[] = [];
   for (const part of message.content) {
@@ -114,7 +116,7 @@ function partsOf(message: HostMessage): Part[] {
 }
 
 /** True for the system message Baton inserts (notes and notices): rebuilt every call, never history. */
-export function isBatonBlock(message: HostMessage): boolean {
+export function isBatonBlock(message: PromptMessage): boolean {
   return (
     message.role === 'system' &&
     typeof message.content === 'string' &&
@@ -126,7 +128,7 @@ export function isBatonBlock(message: HostMessage): boolean {
  * Host messages to neutral entries. Keys are `seq-contenthash`, so the same history converts
  * to the same keys on every call even though the SDK builds new message objects per step.
  */
-export function toEntries(messages: readonly HostMessage[], cache?: ConversionCache): Entry[] {
+export function promptToEntries(messages: readonly PromptMessage[], cache?: PromptConversionCache): Entry[] {
   const entries: Entry[] = [];
   let nextSeq = 0;
   for (const message of messages) {
@@ -146,7 +148,7 @@ export function toEntries(messages: readonly HostMessage[], cache?: ConversionCa
   return entries;
 }
 
-function hostPart(part: Part): HostPart {
+function hostPart(part: Part): PromptPart {
   switch (part.type) {
     case 'text':
       return { type: 'text', text: part.text };
@@ -163,7 +165,7 @@ function hostPart(part: Part): HostPart {
         },
       };
     case 'opaque':
-      return part.value as HostPart;
+      return part.value as PromptPart;
   }
 }
 
@@ -171,12 +173,12 @@ function hostPart(part: Part): HostPart {
  * Neutral entries back to host messages: untouched ones as the very same objects; changed
  * and synthetic ones rebuilt, keeping their providerOptions.
  */
-export function fromEntries(entries: readonly Entry[], cache?: ConversionCache): HostMessage[] {
+export function entriesToPrompt(entries: readonly Entry[], cache?: PromptConversionCache): PromptMessage[] {
   return entries.map((entry) => {
     const host = hostOf.get(entry);
     if (host) return host;
     const providerOptions = entry.meta?.providerOptions;
-    const message: HostMessage =
+    const message: PromptMessage =
       entry.role === 'system'
         ? { role: 'system', content: entry.parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n') }
         : { role: entry.role, content: entry.parts.map(hostPart) };
@@ -188,7 +190,7 @@ export function fromEntries(entries: readonly Entry[], cache?: ConversionCache):
 }
 
 /** Puts Baton's system block (notes, notices) right after the leading system messages. */
-export function withSystemBlock(messages: HostMessage[], block: string): HostMessage[] {
+export function withSystemBlock(messages: PromptMessage[], block: string): PromptMessage[] {
   if (block.length === 0) return messages;
   let at = 0;
   while (at < messages.length && messages[at]!.role === 'system') at++;

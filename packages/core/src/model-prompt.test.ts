@@ -1,9 +1,12 @@
-import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { createBaton } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { fromEntries, type HostMessage, toEntries } from './message-conversion.ts';
+import { createBaton } from './baton.ts';
+import {
+  entriesToPrompt as fromEntries,
+  type PromptMessage,
+  promptToEntries as toEntries,
+} from './model-prompt.ts';
 
-const prompt: LanguageModelV4Prompt = [
+const prompt: PromptMessage[] = [
   { role: 'system', content: 'sys', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } },
   {
     role: 'user',
@@ -46,9 +49,9 @@ const prompt: LanguageModelV4Prompt = [
   { role: 'assistant', content: [{ type: 'text', text: 'done' }] },
 ];
 
-describe('LanguageModelV4Prompt <-> entries', () => {
+describe('model prompt (AI SDK provider spec) <-> entries', () => {
   it('round-trips untouched messages as the same objects', () => {
-    const entries = toEntries(prompt as HostMessage[]);
+    const entries = toEntries(prompt);
     const back = fromEntries(entries);
     back.forEach((m, i) => {
       expect(m).toBe(prompt[i]);
@@ -56,7 +59,7 @@ describe('LanguageModelV4Prompt <-> entries', () => {
   });
 
   it('keeps reasoning, files and provider-executed tool traffic as opaque parts outside tool pairing', () => {
-    const entries = toEntries(prompt as HostMessage[]);
+    const entries = toEntries(prompt);
     expect(entries[2]!.parts.map((p) => p.type)).toEqual(['opaque', 'tool-call', 'opaque', 'opaque']);
     expect(entries[1]!.parts[1]).toMatchObject({ type: 'opaque', kind: 'file' });
     expect(entries[3]!.parts[0]).toMatchObject({
@@ -67,7 +70,7 @@ describe('LanguageModelV4Prompt <-> entries', () => {
   });
 
   it('rebuilds changed messages with their providerOptions and the original tool output shape', () => {
-    const entries = toEntries(prompt as HostMessage[]).map((e) => structuredClone(e));
+    const entries = toEntries(prompt).map((e) => structuredClone(e));
     const rebuilt = fromEntries(entries);
     expect(rebuilt[0]).toEqual({
       role: 'system',
@@ -82,8 +85,8 @@ describe('LanguageModelV4Prompt <-> entries', () => {
   });
 
   it('gives the same keys on every call for a history rebuilt as new objects', async () => {
-    const a = toEntries(structuredClone(prompt) as HostMessage[]);
-    const b = toEntries(structuredClone(prompt) as HostMessage[]);
+    const a = toEntries(structuredClone(prompt));
+    const b = toEntries(structuredClone(prompt));
     expect(a.map((e) => e.key)).toEqual(b.map((e) => e.key));
     const prepared = await createBaton({ contextWindow: 50_000 }).session('s').prepare({ entries: a });
     expect(prepared.outcome).toBe('ok');
