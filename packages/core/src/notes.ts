@@ -63,6 +63,11 @@ export class Notes implements NotesApi {
     return this.cache.doc.sections;
   }
 
+  /** Drops the cached copy: the next read sees what other workers or the host wrote meanwhile. */
+  forget(): void {
+    this.cache = undefined;
+  }
+
   read(): Promise<NoteSection[]>;
   read(section: string): Promise<NoteSection | undefined>;
   async read(section?: string): Promise<NoteSection[] | NoteSection | undefined> {
