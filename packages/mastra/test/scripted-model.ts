@@ -1,0 +1,76 @@
+import type { PromptMessage } from '@baton/core';
+import { MastraLanguageModelV2Mock } from '@mastra/core/test-utils/llm-mock';
+
+export { filler } from '@baton/scenarios/support/text.ts';
+
+type DoStream = Extract<
+  NonNullable<ConstructorParameters<typeof MastraLanguageModelV2Mock>[0]['doStream']>,
+  (...args: never[]) => unknown
+>;
+type CallOptions = Parameters<DoStream>[0];
+
+/** What the scripted model decides at one call: tool calls, a final text, or an error thrown at the call. */
+export type ScriptedTurn = { calls: Array<{ name: string; input: unknown }> } | { text: string } | Error;
+
+export interface ScriptedCall {
+  /** 0-based count of model calls so far (across runs of the same model). */
+  call: number;
+  prompt: PromptMessage[];
+  /** Everything the model sees, as one string. */
+  visible: string;
+  /** The system messages' text. */
+  system: string;
+}
+
+/**
+ * Mastra's own `MastraLanguageModelV2Mock` driven by a script over exactly the prompt it is
+ * sent (Mastra streams under `generate` too). Reports usage as the prompt's characters / 4, so
+ * calibration has numbers.
+ */
+export function scriptedModel(script: (call: ScriptedCall) => ScriptedTurn) {
+  const calls: ScriptedCall[] = [];
+  const doStream = (async (options: CallOptions) => {
+    const prompt = options.prompt as unknown as PromptMessage[];
+    const visible = JSON.stringify(prompt);
+    const system = prompt
+      .filter((m) => m.role === 'system')
+      .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+      .join('\n\n');
+    const call: ScriptedCall = { call: calls.length, prompt, visible, system };
+    calls.push(call);
+    const turn = script(call);
+    if (turn instanceof Error) throw turn;
+    const parts: unknown[] = [{ type: 'stream-start', warnings: [] }];
+    if ('text' in turn) {
+      parts.push(
+        { type: 'text-start', id: 't' },
+        { type: 'text-delta', id: 't', delta: turn.text },
+        { type: 'text-end', id: 't' },
+      );
+    } else {
+      turn.calls.forEach((c, i) =>
+        parts.push({
+          type: 'tool-call',
+          toolCallId: `call_${call.call}_${i}`,
+          toolName: c.name,
+          input: JSON.stringify(c.input),
+        }),
+      );
+    }
+    const inputTokens = Math.ceil(visible.length / 4);
+    parts.push({
+      type: 'finish',
+      finishReason: 'text' in turn ? 'stop' : 'tool-calls',
+      usage: { inputTokens, outputTokens: 10, totalTokens: inputTokens + 10 },
+    });
+    return {
+      stream: new ReadableStream({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    };
+  }) as unknown as DoStream;
+  return { model: new MastraLanguageModelV2Mock({ doStream }), calls };
+}
