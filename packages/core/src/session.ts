@@ -33,6 +33,11 @@ export interface PrepareInput {
   system?: string;
   /** Tools offered to the model (their schemas are counted). */
   tools?: readonly ToolSchema[];
+  /**
+   * `false` when the host already shows the notes in the history it passes (Mastra's working
+   * memory message): they are not rendered into `Prepared.system` a second time.
+   */
+  renderNotes?: boolean;
 }
 
 /** Something the agent should read before its next step (rendered at the end of `Prepared.system`). */
@@ -218,7 +223,10 @@ export class Session {
       this.stateDirty = true;
     }
 
-    const baseSystem = joinBlocks(input.system ?? '', await this.renderedNotes(emit));
+    const baseSystem = joinBlocks(
+      input.system ?? '',
+      input.renderNotes === false ? '' : await this.renderedNotes(emit),
+    );
     const toolsRaw = counter.rawTools(input.tools) + PER_REQUEST;
     const entriesRaw = (entries: readonly Entry[]) => {
       let raw = 0;

@@ -22,14 +22,25 @@ export interface ScriptedCall {
   system: string;
 }
 
+type DoGenerate = Extract<
+  NonNullable<ConstructorParameters<typeof MastraLanguageModelV2Mock>[0]['doGenerate']>,
+  (...args: never[]) => unknown
+>;
+
+interface StepReply {
+  content: Array<Record<string, unknown>>;
+  finishReason: 'stop' | 'tool-calls';
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+}
+
 /**
  * Mastra's own `MastraLanguageModelV2Mock` driven by a script over exactly the prompt it is
- * sent (Mastra streams under `generate` too). Reports usage as the prompt's characters / 4, so
- * calibration has numbers.
+ * sent (`generate` calls `doGenerate`, `stream` calls `doStream`; both are scripted). Reports
+ * usage as the prompt's characters / 4, so calibration has numbers.
  */
 export function scriptedModel(script: (call: ScriptedCall) => ScriptedTurn) {
   const calls: ScriptedCall[] = [];
-  const doStream = (async (options: CallOptions) => {
+  const reply = (options: CallOptions): StepReply => {
     const prompt = options.prompt as unknown as PromptMessage[];
     const visible = JSON.stringify(prompt);
     const system = prompt
@@ -40,29 +51,38 @@ export function scriptedModel(script: (call: ScriptedCall) => ScriptedTurn) {
     calls.push(call);
     const turn = script(call);
     if (turn instanceof Error) throw turn;
-    const parts: unknown[] = [{ type: 'stream-start', warnings: [] }];
-    if ('text' in turn) {
-      parts.push(
-        { type: 'text-start', id: 't' },
-        { type: 'text-delta', id: 't', delta: turn.text },
-        { type: 'text-end', id: 't' },
-      );
-    } else {
-      turn.calls.forEach((c, i) =>
-        parts.push({
-          type: 'tool-call',
-          toolCallId: `call_${call.call}_${i}`,
-          toolName: c.name,
-          input: JSON.stringify(c.input),
-        }),
-      );
-    }
     const inputTokens = Math.ceil(visible.length / 4);
-    parts.push({
-      type: 'finish',
+    return {
+      content:
+        'text' in turn
+          ? [{ type: 'text', text: turn.text }]
+          : turn.calls.map((c, i) => ({
+              type: 'tool-call',
+              toolCallId: `call_${call.call}_${i}`,
+              toolName: c.name,
+              input: JSON.stringify(c.input),
+            })),
       finishReason: 'text' in turn ? 'stop' : 'tool-calls',
       usage: { inputTokens, outputTokens: 10, totalTokens: inputTokens + 10 },
-    });
+    };
+  };
+  const doGenerate = (async (options: CallOptions) => ({
+    ...reply(options),
+    warnings: [],
+  })) as unknown as DoGenerate;
+  const doStream = (async (options: CallOptions) => {
+    const { content, finishReason, usage } = reply(options);
+    const parts: unknown[] = [{ type: 'stream-start', warnings: [] }];
+    for (const c of content) {
+      if (c.type === 'text')
+        parts.push(
+          { type: 'text-start', id: 't' },
+          { type: 'text-delta', id: 't', delta: c.text },
+          { type: 'text-end', id: 't' },
+        );
+      else parts.push(c);
+    }
+    parts.push({ type: 'finish', finishReason, usage });
     return {
       stream: new ReadableStream({
         start(controller) {
@@ -72,5 +92,5 @@ export function scriptedModel(script: (call: ScriptedCall) => ScriptedTurn) {
       }),
     };
   }) as unknown as DoStream;
-  return { model: new MastraLanguageModelV2Mock({ doStream }), calls };
+  return { model: new MastraLanguageModelV2Mock({ doGenerate, doStream }), calls };
 }

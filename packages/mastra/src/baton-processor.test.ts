@@ -1,0 +1,148 @@
+import {
+  gptTokenizer,
+  isBatonBlock,
+  type PromptMessage,
+  pairingViolation,
+  promptToEntries,
+  TokenCounter,
+} from '@baton/core';
+import { Agent } from '@mastra/core/agent';
+import { createTool } from '@mastra/core/tools';
+import { LibSQLStore } from '@mastra/libsql';
+import { Memory } from '@mastra/memory';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { filler, scriptedModel } from '../test/scripted-model.ts';
+import { batonProcessor } from './index.ts';
+
+const counter = new TokenCounter(gptTokenizer(), 512);
+const SKILL = `SKILL-DOC: release checklist\n${filler(1_500, 7)}\nSKILL-END`;
+
+const workTools = {
+  read_file: createTool({
+    id: 'read_file',
+    description: 'Read a file',
+    inputSchema: z.object({ path: z.string() }),
+    execute: async ({ path }) => `${path}\n${filler(2_400, path.length)}`,
+  }),
+  load_skill: createTool({
+    id: 'load_skill',
+    description: 'Load a skill document',
+    inputSchema: z.object({ name: z.string() }),
+    execute: async () => SKILL,
+  }),
+};
+
+function memoryWith(workingMemory: boolean, scope: 'thread' | 'resource' = 'thread') {
+  return new Memory({
+    storage: new LibSQLStore({ id: `baton-test-${Math.random()}`, url: ':memory:' }),
+    options: { ...(workingMemory ? { workingMemory: { enabled: true, scope } } : {}) },
+  });
+}
+
+/** Tokens of exactly what the model received (Baton's own block included), counted independently. */
+function sentTokens(prompt: PromptMessage[]): number {
+  return (
+    promptToEntries(prompt).reduce((sum, e) => sum + counter.raw(e), 0) +
+    prompt.filter(isBatonBlock).reduce((sum, m) => sum + counter.rawText(m.content as string), 0)
+  );
+}
+
+describe('BatonProcessor through Agent.generate', () => {
+  it('keeps a long tool loop within budget, pairs tools, keeps pinned results verbatim, and never changes stored messages', async () => {
+    const memory = memoryWith(false);
+    const baton = batonProcessor({ contextWindow: 16_000, pinnedTools: ['load_skill'], memory });
+    const { model, calls } = scriptedModel(({ call }) => {
+      if (call === 0) return { calls: [{ name: 'load_skill', input: { name: 'release' } }] };
+      if (call === 5)
+        return {
+          calls: [
+            { name: 'notes', input: { action: 'write', section: 'plan', text: 'ship v2 after the audit' } },
+          ],
+        };
+      if (call >= 119) return { text: 'done' };
+      return { calls: [{ name: 'read_file', input: { path: `src/file_${call}.ts` } }] };
+    });
+    const agent = new Agent({
+      id: 'auditor',
+      name: 'auditor',
+      instructions: 'You are a release engineer.',
+      model,
+      tools: workTools,
+      memory,
+      ...baton.lists,
+    });
+    const result = await agent.generate('Audit the repository, then ship v2.', {
+      memory: { thread: 'long-loop', resource: 'team' },
+      maxSteps: 120,
+    });
+
+    expect(result.text).toBe('done');
+    expect(calls).toHaveLength(120);
+    const budget = baton.core.options.inputBudget;
+    for (const { prompt } of calls) {
+      expect(sentTokens(prompt)).toBeLessThanOrEqual(budget);
+      expect(pairingViolation(promptToEntries(prompt).filter((e) => e.role !== 'system'))).toBeUndefined();
+    }
+    expect(calls.some((c) => c.visible.includes('Context was compacted'))).toBe(true);
+    const late = calls[100]!;
+    expect(late.visible).toContain(JSON.stringify(SKILL).slice(1, -1));
+    expect(late.system).toContain('### plan\nship v2 after the audit');
+    expect(late.visible).toContain('Audit the repository, then ship v2.');
+
+    // View mode: Mastra's storage holds the whole run, untouched.
+    const stored = await memory.recall({ threadId: 'long-loop', perPage: false });
+    const results = stored.messages.flatMap((m) =>
+      (m.content.parts ?? []).filter(
+        (p) => p.type === 'tool-invocation' && p.toolInvocation.toolName === 'read_file',
+      ),
+    );
+    expect(results).toHaveLength(117); // calls 1-118 but the notes call at 5
+  }, 60_000);
+
+  it('shows a working-memory update made at step 3 in the prompt of step 4, and the notes tool writes working memory', async () => {
+    const memory = memoryWith(true);
+    const baton = batonProcessor({ contextWindow: 16_000, memory });
+    const { model, calls } = scriptedModel(({ call }) => {
+      if (call === 0) return { calls: [{ name: 'read_file', input: { path: 'a.ts' } }] };
+      if (call === 1) return { calls: [{ name: 'read_file', input: { path: 'b.ts' } }] };
+      if (call === 2)
+        return {
+          calls: [{ name: 'updateWorkingMemory', input: { memory: '## goal\nfix the flaky test in b.ts' } }],
+        };
+      if (call === 3)
+        return {
+          calls: [
+            { name: 'notes', input: { action: 'append', section: 'done', text: 'read a.ts and b.ts' } },
+          ],
+        };
+      return { text: 'ok' };
+    });
+    const agent = new Agent({
+      id: 'wm',
+      name: 'wm',
+      instructions: 'Fix tests.',
+      model,
+      tools: workTools,
+      memory,
+      ...baton.lists,
+    });
+    await agent.generate('Fix the flaky test.', {
+      memory: { thread: 'wm-thread', resource: 'dev' },
+      maxSteps: 8,
+    });
+
+    expect(calls).toHaveLength(5);
+    // The update of step 3 (call index 2) is in the very next call of the same run…
+    expect(calls[2]!.system).not.toContain('fix the flaky test in b.ts');
+    expect(calls[3]!.system).toContain('## goal\nfix the flaky test in b.ts');
+    // …and so is the notes tool's write, made through working memory.
+    expect(calls[4]!.system).toContain('## done\nread a.ts and b.ts');
+    expect(calls[4]!.system).toContain('## goal\nfix the flaky test in b.ts');
+    // Shown once: working memory is the notes, not a second copy in Baton's block.
+    expect(calls[4]!.system.split('read a.ts and b.ts').length - 1).toBe(1);
+    expect(await memory.getWorkingMemory({ threadId: 'wm-thread', resourceId: 'dev' })).toBe(
+      '## goal\nfix the flaky test in b.ts\n\n## done\nread a.ts and b.ts',
+    );
+  });
+});

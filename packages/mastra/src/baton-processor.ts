@@ -1,0 +1,242 @@
+import {
+  type Baton,
+  type BatonEvent,
+  type BatonOptions,
+  createBaton,
+  entriesToPrompt,
+  memoryStore,
+  type Prepared,
+  type PromptMessage,
+  promptToEntries,
+  type Session,
+  type ToolSchema,
+  type UnfitInfo,
+  withSystemBlock,
+} from '@baton/core';
+import type { MastraMemory } from '@mastra/core/memory';
+import type {
+  ProcessAPIErrorArgs,
+  ProcessAPIErrorResult,
+  ProcessInputStepArgs,
+  ProcessInputStepResult,
+  ProcessLLMRequestArgs,
+  ProcessLLMRequestResult,
+  ProcessOutputStepArgs,
+  Processor,
+} from '@mastra/core/processors';
+import { batonTools } from './agent-tools.ts';
+import { unfitResponse } from './unfit-response.ts';
+import {
+  refreshWorkingMemoryMessages,
+  type ThreadScope,
+  workingMemoryNotes,
+} from './working-memory-notes.ts';
+
+export interface BatonProcessorOptions extends BatonOptions {
+  /**
+   * The agent's `Memory`. With working memory enabled, the agent's notes ARE its working
+   * memory (the `notes` tool edits it, Mastra's `updateWorkingMemory` tool writes notes) and
+   * every step shows its current text. Mastra passes no agent to processors, so it is given here.
+   */
+  memory?: MastraMemory;
+}
+
+/** Metadata of the tripwire an `unfit` step ends with. */
+export interface BatonTripwireMetadata {
+  outcome: 'unfit';
+  reason: string;
+  checkpointRef: string;
+}
+
+/** What one run (`generate` / `stream`) keeps in the processor's per-request state. */
+interface RunState {
+  session?: Session;
+  scope?: ThreadScope;
+  tools?: ToolSchema[];
+  /** This step ends as `unfit`: the model is not called; processOutputStep trips the wire. */
+  unfit?: UnfitInfo;
+}
+
+const DEFAULT_SESSION = 'default';
+
+interface MemoryContext {
+  thread?: { id?: string };
+  resourceId?: string;
+}
+
+/** The memory thread of the run: Mastra puts it in the request context under `MastraMemory`. */
+function scopeOf(
+  args: { requestContext?: { get(key: string): unknown } },
+  run: RunState,
+): ThreadScope | undefined {
+  const memory = args.requestContext?.get('MastraMemory') as MemoryContext | undefined;
+  const threadId = memory?.thread?.id;
+  if (typeof threadId === 'string' && threadId.length > 0) {
+    return { threadId, ...(memory?.resourceId ? { resourceId: memory.resourceId } : {}) };
+  }
+  return run.scope;
+}
+
+function toolSchemas(tools: Record<string, unknown> | undefined): ToolSchema[] {
+  return Object.entries(tools ?? {}).map(([name, tool]) => {
+    const description = (tool as { description?: unknown }).description;
+    return typeof description === 'string' ? { name, description } : { name };
+  });
+}
+
+/**
+ * Baton as a Mastra processor. Register the same instance as an input, output and error
+ * processor (`inputProcessors`, `outputProcessors`, `errorProcessors`), or spread
+ * `processor.lists` into the Agent's options:
+ *
+ * - `processInputStep` (every step): adds `notes`, `compact` and `recall` to the step's
+ *   tools, and refreshes Mastra's working-memory message so a mid-run update is seen at once.
+ * - `processLLMRequest`: the projection for this call only (view mode: Mastra's stored
+ *   messages are never changed), notes and notices in a system message after the host's.
+ * - `processOutputStep`: the provider's input tokens calibrate the count.
+ * - `processAPIError`: a context overflow is retried once after a harder compaction; a second
+ *   one ends the step as `unfit`.
+ * - `unfit`: the model is not called; the step answers with an explanation (stored like any
+ *   reply, so nothing of the turn is lost) and the run ends with a tripwire whose metadata
+ *   holds the checkpoint. Never an unhandled error.
+ */
+export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata> {
+  readonly id = 'baton' as const;
+  readonly name = 'Baton';
+  readonly description = 'Context management: budget-gated compaction, notes, recall, graceful unfit';
+
+  /** The core engine behind the processor (options, sessions). */
+  readonly core: Baton;
+  private readonly options: BatonProcessorOptions;
+  private readonly scopes = new Map<string, ThreadScope>();
+  private readonly workingMemory: boolean;
+
+  constructor(options: BatonProcessorOptions) {
+    const { memory, ...core } = options;
+    this.options = options;
+    this.workingMemory = memory?.getMergedThreadConfig().workingMemory?.enabled === true;
+    const store = core.store ?? memoryStore();
+    this.core = createBaton({
+      ...core,
+      store:
+        memory && this.workingMemory
+          ? workingMemoryNotes(memory, store, (id) => this.scopes.get(id) ?? { threadId: id })
+          : store,
+    });
+  }
+
+  /** The processor in every list it serves, to spread into `new Agent({ ... })`. */
+  get lists(): {
+    inputProcessors: BatonProcessor[];
+    outputProcessors: BatonProcessor[];
+    errorProcessors: BatonProcessor[];
+  } {
+    return { inputProcessors: [this], outputProcessors: [this], errorProcessors: [this] };
+  }
+
+  /** The Baton session of a Mastra thread (`'default'` for runs without memory). */
+  session(threadId: string = DEFAULT_SESSION): Session {
+    return this.core.session(threadId);
+  }
+
+  private runOf(args: {
+    state: Record<string, unknown>;
+    requestContext?: { get(key: string): unknown };
+  }): RunState {
+    const run = args.state as RunState;
+    if (!run.session) {
+      const scope = scopeOf(args, run);
+      if (scope) {
+        run.scope = scope;
+        this.scopes.set(scope.threadId, scope);
+      }
+      run.session = this.session(scope?.threadId);
+    }
+    return run;
+  }
+
+  async processInputStep(args: ProcessInputStepArgs<BatonTripwireMetadata>): Promise<ProcessInputStepResult> {
+    const run = this.runOf(args);
+    const session = run.session as Session;
+    const tools = { ...args.tools, ...batonTools(session) };
+    run.tools = toolSchemas(tools);
+    if (this.workingMemory && this.options.memory && run.scope)
+      await this.refreshWorkingMemory(args, run.scope);
+    return { tools };
+  }
+
+  private async refreshWorkingMemory(args: ProcessInputStepArgs<BatonTripwireMetadata>, scope: ThreadScope) {
+    const memory = this.options.memory as MastraMemory;
+    const tagged = args.messageList.getSystemMessages('memory');
+    const texts = tagged.map((m) => (typeof m.content === 'string' ? m.content : ''));
+    const current = (await memory.getWorkingMemory(scope)) ?? '';
+    const refreshed = refreshWorkingMemoryMessages(texts, current);
+    if (!refreshed) return;
+    args.messageList.clearSystemMessages('memory');
+    tagged.forEach((message, i) => {
+      args.messageList.addSystem(
+        typeof message.content === 'string' ? (refreshed[i] as string) : message,
+        'memory',
+      );
+    });
+  }
+
+  async processLLMRequest(
+    args: ProcessLLMRequestArgs<BatonTripwireMetadata>,
+  ): Promise<ProcessLLMRequestResult> {
+    const run = this.runOf(args);
+    if (run.unfit) return { response: unfitResponse(run.unfit) };
+    const prepared = await this.prepare(run, args.prompt as unknown as PromptMessage[]);
+    if (prepared.outcome === 'unfit') {
+      run.unfit = { reason: prepared.reason ?? 'over budget', checkpointRef: prepared.checkpointRef ?? '' };
+      return { response: unfitResponse(run.unfit) };
+    }
+    const prompt = withSystemBlock(entriesToPrompt(prepared.entries), prepared.system);
+    return { prompt: prompt as unknown as ProcessLLMRequestArgs['prompt'] };
+  }
+
+  private prepare(run: RunState, prompt: PromptMessage[]): Promise<Prepared> {
+    return (run.session as Session).prepare({
+      entries: promptToEntries(prompt),
+      ...(run.tools ? { tools: run.tools } : {}),
+      // Working memory is in Mastra's own system message already (refreshed every step).
+      ...(this.workingMemory ? { renderNotes: false } : {}),
+    });
+  }
+
+  processOutputStep(args: ProcessOutputStepArgs<BatonTripwireMetadata>) {
+    const run = this.runOf(args);
+    if (run.unfit) {
+      const { reason, checkpointRef } = run.unfit;
+      args.abort(`[baton] the context cannot fit the window: ${reason}`, {
+        metadata: { outcome: 'unfit', reason, checkpointRef },
+      });
+    }
+    const input = args.usage?.inputTokens;
+    if (typeof input === 'number' && input > 0) run.session?.observeUsage({ inputTokens: input });
+    return args.messageList;
+  }
+
+  async processAPIError(
+    args: ProcessAPIErrorArgs<BatonTripwireMetadata>,
+  ): Promise<ProcessAPIErrorResult | undefined> {
+    const run = this.runOf(args);
+    if (run.unfit) return undefined;
+    const verdict = await (run.session as Session).recoverFromOverflow(args.error);
+    if (verdict === 'not-overflow') return undefined;
+    if (verdict === 'unfit') {
+      // Mastra cannot end a run from this hook cleanly: the retried step answers as unfit instead.
+      const unfit = (run.session as Session).unfit;
+      run.unfit = {
+        reason: unfit?.reason ?? 'the provider rejected the request as too long twice',
+        checkpointRef: unfit?.checkpointRef ?? '',
+      };
+    }
+    return { retry: true };
+  }
+}
+
+/** `new BatonProcessor(options)`. */
+export function batonProcessor(options: BatonProcessorOptions): BatonProcessor {
+  return new BatonProcessor(options);
+}

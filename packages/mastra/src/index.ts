@@ -1,0 +1,16 @@
+// One install: everything a Mastra user needs from the core comes through here.
+export * from '@baton/core';
+export { batonTools, type MastraTool } from './agent-tools.ts';
+export {
+  BatonProcessor,
+  type BatonProcessorOptions,
+  type BatonTripwireMetadata,
+  batonProcessor,
+} from './baton-processor.ts';
+export { unfitText } from './unfit-response.ts';
+export {
+  PREAMBLE_SECTION,
+  parseWorkingMemory,
+  renderWorkingMemory,
+  workingMemoryNotes,
+} from './working-memory-notes.ts';
