@@ -7,6 +7,7 @@ import type {
 } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 
+export { contextLengthError } from '@baton/scenarios/support/errors.ts';
 export { filler } from '@baton/scenarios/support/text.ts';
 
 /** What the scripted model decides at one call: tool calls or a final text. */
@@ -88,20 +89,4 @@ export function scriptedModel(script: (call: ScriptedCall) => ScriptedTurn | Err
     },
   });
   return { model, prompts };
-}
-
-/** An error shaped like the AI SDK's APICallError for an OpenAI context-length rejection. */
-export function contextLengthError(): Error {
-  return Object.assign(new Error('Bad Request'), {
-    name: 'AI_APICallError',
-    statusCode: 400,
-    responseBody: JSON.stringify({
-      error: {
-        code: 'context_length_exceeded',
-        message:
-          "This model's maximum context length is 16000 tokens. However, your messages resulted in 21000 tokens.",
-      },
-    }),
-    isRetryable: false,
-  });
 }

@@ -1,6 +1,7 @@
 import type { PromptMessage } from '@baton/core';
 import { MastraLanguageModelV2Mock } from '@mastra/core/test-utils/llm-mock';
 
+export { contextLengthError } from '@baton/scenarios/support/errors.ts';
 export { filler } from '@baton/scenarios/support/text.ts';
 
 type DoStream = Extract<

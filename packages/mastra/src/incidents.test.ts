@@ -1,0 +1,159 @@
+import { Agent } from '@mastra/core/agent';
+import { createTool } from '@mastra/core/tools';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { filler, scriptedModel } from '../test/scripted-model.ts';
+import { batonProcessor } from './index.ts';
+
+/** The core's incident scenarios, re-run through a real Mastra Agent loop. */
+describe('incidents through Agent.generate', () => {
+  const SKILL = `SKILL deploy-v2\n${Array.from({ length: 12 }, (_, i) => `STEP-${i + 1}: ${filler(220, i)}`).join('\n')}`;
+
+  async function skillRun(pinnedTools: string[]) {
+    const baton = batonProcessor({ contextWindow: 6_000, pinnedTools });
+    let loads = 0;
+    const { model } = scriptedModel(({ visible, system }) => {
+      if (!visible.includes('STEP-12:'))
+        return { calls: [{ name: 'load_skill', input: { name: 'deploy-v2' } }] };
+      const progress = Number(/progress: (\d+)/.exec(system)?.[1] ?? 0);
+      if (progress >= 30) return { text: `deployed after ${progress} steps` };
+      return {
+        calls: [
+          { name: 'run_step', input: { n: progress + 1 } },
+          {
+            name: 'notes',
+            input: { action: 'write', section: 'progress', text: `progress: ${progress + 1}` },
+          },
+        ],
+      };
+    });
+    const agent = new Agent({
+      id: 'deployer',
+      name: 'deployer',
+      instructions: 'Deploy services.',
+      model,
+      tools: {
+        load_skill: createTool({
+          id: 'load_skill',
+          description: 'Load a skill',
+          inputSchema: z.object({ name: z.string() }),
+          execute: async () => {
+            loads++;
+            return SKILL;
+          },
+        }),
+        run_step: createTool({
+          id: 'run_step',
+          description: 'Run one step',
+          inputSchema: z.object({ n: z.number() }),
+          execute: async ({ n }) => `step ${n}\n${filler(1_400, n)}`,
+        }),
+      },
+      ...baton.lists,
+    });
+    const result = await agent.generate('Deploy the service using the deploy-v2 skill.', { maxSteps: 150 });
+    return { loads, text: result.text };
+  }
+
+  it('skill reload loop: pinned, the skill loads once and the agent finishes; unpinned, it reloads again and again', async () => {
+    const pinned = await skillRun(['load_skill']);
+    expect(pinned.loads).toBe(1);
+    expect(pinned.text).toBe('deployed after 30 steps');
+    const unpinned = await skillRun([]);
+    expect(unpinned.loads).toBeGreaterThan(5);
+  }, 60_000);
+
+  const dump = (i: number) =>
+    Array.from({ length: 9_000 }, (_, k) => `${(k * 7919 + i) % 100_003}:${(k * 31 + i) % 97}`).join(' ');
+  const fetchShard = (size: (shard: number) => string) =>
+    createTool({
+      id: 'fetch_shard',
+      description: 'Fetch one shard',
+      inputSchema: z.object({ shard: z.number() }),
+      execute: async ({ shard }) => size(shard),
+    });
+
+  it('unfit batch: four huge fresh results become previews the model can page through; beyond that, a tripwire, not an exception', async () => {
+    const baton = batonProcessor({ model: 'gpt-4o' });
+    let recalled: unknown;
+    const { model, calls } = scriptedModel(({ call, system, prompt }) => {
+      if (call === 0)
+        return { calls: [0, 1, 2, 3].map((i) => ({ name: 'fetch_shard', input: { shard: i } })) };
+      if (call === 1) {
+        const ref = /recall\(\{ "ref": "([^"]+)", "offset": 0/.exec(system)?.[1];
+        return { calls: [{ name: 'recall', input: { ref, offset: 100, limit: 50 } }] };
+      }
+      recalled = JSON.stringify(prompt.at(-1));
+      return { text: 'found it' };
+    });
+    const agent = new Agent({
+      id: 'shards',
+      name: 'shards',
+      instructions: 'Fetch data.',
+      model,
+      tools: { fetch_shard: fetchShard((shard) => dump(shard).repeat(6)) },
+      ...baton.lists,
+    });
+    const result = await agent.generate('Fetch the four shards.', { maxSteps: 5 });
+    expect(calls[1]!.system).toMatch(
+      /4 tool results were too large for the context window and are shown as head\/tail previews/,
+    );
+    expect(recalled).toContain(JSON.stringify(dump(0).repeat(6).slice(100, 150)).slice(1, -1));
+    expect(result.text).toBe('found it');
+
+    const tiny = batonProcessor({ contextWindow: 4_000, pinnedTools: ['fetch_shard'] });
+    const blocked = new Agent({
+      id: 'tiny',
+      name: 'tiny',
+      instructions: 'Fetch data.',
+      model: scriptedModel(({ call }) =>
+        call === 0 ? { calls: [{ name: 'fetch_shard', input: { shard: 1 } }] } : { text: 'x' },
+      ).model,
+      tools: { fetch_shard: fetchShard(dump) },
+      ...tiny.lists,
+    });
+    const ended = await blocked.generate('Fetch shard 1.', { maxSteps: 5 });
+    expect(ended.tripwire).toMatchObject({
+      processorId: 'baton',
+      metadata: { outcome: 'unfit', reason: expect.stringMatching(/pinned tool fetch_shard/) },
+    });
+    const checkpointRef = (ended.tripwire?.metadata as { checkpointRef: string }).checkpointRef;
+    expect(await tiny.session().readCheckpoint(checkpointRef)).toMatchObject({ reason: expect.any(String) });
+  });
+
+  it('recall after eviction: the model reads the notice, recalls the evicted fact verbatim and answers with it', async () => {
+    const FACT = 'INC-88213 traced to commit 4f1e9ab';
+    const baton = batonProcessor({ contextWindow: 8_000 });
+    let evictedAt = -1;
+    const { model } = scriptedModel(({ call, system, visible, prompt }) => {
+      if (evictedAt < 0 && system.includes('Context was compacted')) {
+        evictedAt = call;
+        expect(visible).not.toContain(FACT);
+        return { calls: [{ name: 'recall', input: { query: 'INC-88213' } }] };
+      }
+      if (evictedAt >= 0) {
+        const last = JSON.stringify(prompt.at(-1));
+        return { text: `root cause: ${/INC-\d+ traced to commit \w+/.exec(last)?.[0] ?? 'unknown'}` };
+      }
+      return { calls: [{ name: 'search_logs', input: { page: call } }] };
+    });
+    const agent = new Agent({
+      id: 'oncall',
+      name: 'oncall',
+      instructions: 'Investigate incidents.',
+      model,
+      tools: {
+        search_logs: createTool({
+          id: 'search_logs',
+          description: 'Search the logs',
+          inputSchema: z.object({ page: z.number() }),
+          execute: async ({ page }) => `page ${page}\n${page === 1 ? `${FACT}\n` : ''}${filler(1_800, page)}`,
+        }),
+      },
+      ...baton.lists,
+    });
+    const result = await agent.generate('Find the root cause.', { maxSteps: 40 });
+    expect(evictedAt).toBeGreaterThan(0);
+    expect(result.text).toBe(`root cause: ${FACT}`);
+  });
+});
