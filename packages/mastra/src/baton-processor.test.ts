@@ -48,57 +48,74 @@ function sentTokens(prompt: PromptMessage[]): number {
   );
 }
 
-describe('BatonProcessor through Agent.generate', () => {
-  it('keeps a long tool loop within budget, pairs tools, keeps pinned results verbatim, and never changes stored messages', async () => {
-    const memory = memoryWith(false);
-    const baton = batonProcessor({ contextWindow: 16_000, pinnedTools: ['load_skill'], memory });
-    const { model, calls } = scriptedModel(({ call }) => {
-      if (call === 0) return { calls: [{ name: 'load_skill', input: { name: 'release' } }] };
-      if (call === 5)
-        return {
-          calls: [
-            { name: 'notes', input: { action: 'write', section: 'plan', text: 'ship v2 after the audit' } },
-          ],
-        };
-      if (call >= 119) return { text: 'done' };
-      return { calls: [{ name: 'read_file', input: { path: `src/file_${call}.ts` } }] };
-    });
-    const agent = new Agent({
-      id: 'auditor',
-      name: 'auditor',
-      instructions: 'You are a release engineer.',
-      model,
-      tools: workTools,
-      memory,
-      ...baton.lists,
-    });
-    const result = await agent.generate('Audit the repository, then ship v2.', {
-      memory: { thread: 'long-loop', resource: 'team' },
-      maxSteps: 120,
-    });
+describe('BatonProcessor through a real Agent', () => {
+  for (const mode of ['generate', 'stream'] as const)
+    it(`keeps a long tool loop within budget, pairs tools, keeps pinned results verbatim, and never changes stored messages (${mode})`, async () => {
+      const memory = memoryWith(false);
+      const baton = batonProcessor({ contextWindow: 16_000, pinnedTools: ['load_skill'], memory });
+      const { model, calls } = scriptedModel(({ call }) => {
+        if (call === 0) return { calls: [{ name: 'load_skill', input: { name: 'release' } }] };
+        if (call === 5)
+          return {
+            calls: [
+              { name: 'notes', input: { action: 'write', section: 'plan', text: 'ship v2 after the audit' } },
+            ],
+          };
+        if (call >= 119) return { text: 'done' };
+        return { calls: [{ name: 'read_file', input: { path: `src/file_${call}.ts` } }] };
+      });
+      const agent = new Agent({
+        id: 'auditor',
+        name: 'auditor',
+        instructions: 'You are a release engineer.',
+        model,
+        tools: workTools,
+        memory,
+        ...baton.lists,
+      });
+      const options = { memory: { thread: 'long-loop', resource: 'team' }, maxSteps: 120 };
+      const text =
+        mode === 'generate'
+          ? (await agent.generate('Audit the repository, then ship v2.', options)).text
+          : await (await agent.stream('Audit the repository, then ship v2.', options)).text;
 
-    expect(result.text).toBe('done');
-    expect(calls).toHaveLength(120);
-    const budget = baton.core.options.inputBudget;
-    for (const { prompt } of calls) {
-      expect(sentTokens(prompt)).toBeLessThanOrEqual(budget);
-      expect(pairingViolation(promptToEntries(prompt).filter((e) => e.role !== 'system'))).toBeUndefined();
-    }
-    expect(calls.some((c) => c.visible.includes('Context was compacted'))).toBe(true);
-    const late = calls[100]!;
-    expect(late.visible).toContain(JSON.stringify(SKILL).slice(1, -1));
-    expect(late.system).toContain('### plan\nship v2 after the audit');
-    expect(late.visible).toContain('Audit the repository, then ship v2.');
+      expect(text).toBe('done');
+      expect(calls).toHaveLength(120);
+      const budget = baton.core.options.inputBudget;
+      for (const { prompt } of calls) {
+        expect(sentTokens(prompt)).toBeLessThanOrEqual(budget);
+        expect(pairingViolation(promptToEntries(prompt).filter((e) => e.role !== 'system'))).toBeUndefined();
+      }
+      expect(calls.some((c) => c.visible.includes('Context was compacted'))).toBe(true);
+      const late = calls[100]!;
+      expect(late.visible).toContain(JSON.stringify(SKILL).slice(1, -1));
+      expect(late.system).toContain('### plan\nship v2 after the audit');
+      expect(late.visible).toContain('Audit the repository, then ship v2.');
 
-    // View mode: Mastra's storage holds the whole run, untouched.
-    const stored = await memory.recall({ threadId: 'long-loop', perPage: false });
-    const results = stored.messages.flatMap((m) =>
-      (m.content.parts ?? []).filter(
-        (p) => p.type === 'tool-invocation' && p.toolInvocation.toolName === 'read_file',
-      ),
-    );
-    expect(results).toHaveLength(117); // calls 1-118 but the notes call at 5
-  }, 60_000);
+      // View mode: Mastra's storage holds the whole run, untouched.
+      const stored = await memory.recall({ threadId: 'long-loop', perPage: false });
+      const results = stored.messages.flatMap((m) =>
+        (m.content.parts ?? []).filter(
+          (p) => p.type === 'tool-invocation' && p.toolInvocation.toolName === 'read_file',
+        ),
+      );
+      expect(results).toHaveLength(117); // calls 1-118 but the notes call at 5
+
+      // Recall gives back an evicted result byte-identical to what Mastra stored for that call.
+      const session = baton.session('long-loop');
+      const [archived] = await session.archive.search('src/file_3.ts\n');
+      const evicted = archived!.entry.parts.find((p) => p.type === 'tool-result')!;
+      const original = results.find(
+        (p) => p.toolInvocation.toolCallId === (evicted as { callId: string }).callId,
+      )!;
+      expect((original.toolInvocation as { result: unknown }).result).toBe(
+        (evicted as { output: unknown }).output,
+      );
+      const recallTool = session.tools.find((t) => t.name === 'recall')!;
+      const ref = `${archived!.ref}#${(evicted as { callId: string }).callId}`;
+      const recalled = (await recallTool.execute({ ref, limit: 100_000 })) as { content: string };
+      expect(recalled.content).toBe((original.toolInvocation as { result: string }).result);
+    }, 60_000);
 
   it('shows a working-memory update made at step 3 in the prompt of step 4, and the notes tool writes working memory', async () => {
     const memory = memoryWith(true);
