@@ -94,27 +94,25 @@ describe('BatonProcessor through a real Agent', () => {
 
       // View mode: Mastra's storage holds the whole run, untouched.
       const stored = await memory.recall({ threadId: 'long-loop', perPage: false });
-      const results = stored.messages.flatMap((m) =>
-        (m.content.parts ?? []).filter(
-          (p) => p.type === 'tool-invocation' && p.toolInvocation.toolName === 'read_file',
-        ),
-      );
+      type Invocation = { toolCallId: string; toolName: string; result?: unknown };
+      const results = stored.messages
+        .flatMap((m) => m.content.parts ?? [])
+        .flatMap((p) =>
+          p.type === 'tool-invocation' ? [(p as { toolInvocation: Invocation }).toolInvocation] : [],
+        )
+        .filter((invocation) => invocation.toolName === 'read_file');
       expect(results).toHaveLength(117); // calls 1-118 but the notes call at 5
 
       // Recall gives back an evicted result byte-identical to what Mastra stored for that call.
       const session = baton.session('long-loop');
       const [archived] = await session.archive.search('src/file_3.ts\n');
       const evicted = archived!.entry.parts.find((p) => p.type === 'tool-result')!;
-      const original = results.find(
-        (p) => p.toolInvocation.toolCallId === (evicted as { callId: string }).callId,
-      )!;
-      expect((original.toolInvocation as { result: unknown }).result).toBe(
-        (evicted as { output: unknown }).output,
-      );
+      const original = results.find((i) => i.toolCallId === (evicted as { callId: string }).callId)!;
+      expect(original.result).toBe((evicted as { output: unknown }).output);
       const recallTool = session.tools.find((t) => t.name === 'recall')!;
       const ref = `${archived!.ref}#${(evicted as { callId: string }).callId}`;
       const recalled = (await recallTool.execute({ ref, limit: 100_000 })) as { content: string };
-      expect(recalled.content).toBe((original.toolInvocation as { result: string }).result);
+      expect(recalled.content).toBe(original.result);
     }, 60_000);
 
   it('shows a working-memory update made at step 3 in the prompt of step 4, and the notes tool writes working memory', async () => {
