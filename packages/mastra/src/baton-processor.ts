@@ -1,6 +1,5 @@
 import {
   type Baton,
-  type BatonEvent,
   type BatonOptions,
   createBaton,
   entriesToPrompt,

@@ -117,7 +117,7 @@ describe('incidents through Agent.generate', () => {
       processorId: 'baton',
       metadata: { outcome: 'unfit', reason: expect.stringMatching(/pinned tool fetch_shard/) },
     });
-    const checkpointRef = (ended.tripwire?.metadata as { checkpointRef: string }).checkpointRef;
+    const { checkpointRef } = ended.tripwire!.metadata as { checkpointRef: string };
     expect(await tiny.session().readCheckpoint(checkpointRef)).toMatchObject({ reason: expect.any(String) });
   });
 

@@ -87,7 +87,9 @@ describe("Mastra's stored messages -> processLLMRequest prompt -> entries", () =
   it('round-trips untouched prompt messages as the very same objects, and gives stable keys across steps', async () => {
     const prompt = await promptOf(stored);
     const back = entriesToPrompt(promptToEntries(prompt));
-    back.forEach((message, i) => expect(message).toBe(prompt[i]));
+    back.forEach((message, i) => {
+      expect(message).toBe(prompt[i]);
+    });
     // Mastra builds a new prompt every step: the same history gets the same keys.
     const again = promptToEntries(await promptOf(structuredClone(stored)));
     expect(again.map((e) => e.key)).toEqual(promptToEntries(prompt).map((e) => e.key));
