@@ -13,7 +13,7 @@ import { Memory } from '@mastra/memory';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { filler, scriptedModel } from '../test/scripted-model.ts';
-import { batonProcessor } from './index.ts';
+import { BatonConfigError, batonProcessor } from './index.ts';
 
 const counter = new TokenCounter(gptTokenizer(), 512);
 const SKILL = `SKILL-DOC: release checklist\n${filler(1_500, 7)}\nSKILL-END`;
@@ -115,49 +115,61 @@ describe('BatonProcessor through a real Agent', () => {
       expect(recalled.content).toBe(original.result);
     }, 60_000);
 
-  it('shows a working-memory update made at step 3 in the prompt of step 4, and the notes tool writes working memory', async () => {
-    const memory = memoryWith(true);
-    const baton = batonProcessor({ contextWindow: 16_000, memory });
-    const { model, calls } = scriptedModel(({ call }) => {
-      if (call === 0) return { calls: [{ name: 'read_file', input: { path: 'a.ts' } }] };
-      if (call === 1) return { calls: [{ name: 'read_file', input: { path: 'b.ts' } }] };
-      if (call === 2)
-        return {
-          calls: [{ name: 'updateWorkingMemory', input: { memory: '## goal\nfix the flaky test in b.ts' } }],
-        };
-      if (call === 3)
-        return {
-          calls: [
-            { name: 'notes', input: { action: 'append', section: 'done', text: 'read a.ts and b.ts' } },
-          ],
-        };
-      return { text: 'ok' };
-    });
-    const agent = new Agent({
-      id: 'wm',
-      name: 'wm',
-      instructions: 'Fix tests.',
-      model,
-      tools: workTools,
-      memory,
-      ...baton.lists,
-    });
-    await agent.generate('Fix the flaky test.', {
-      memory: { thread: 'wm-thread', resource: 'dev' },
-      maxSteps: 8,
+  for (const scope of ['thread', 'resource'] as const)
+    it(`shows a working-memory update made at step 3 in the prompt of step 4, and the notes tool writes working memory (${scope} scope)`, async () => {
+      const memory = memoryWith(true, scope);
+      const baton = batonProcessor({ contextWindow: 16_000, memory });
+      const { model, calls } = scriptedModel(({ call }) => {
+        if (call === 0) return { calls: [{ name: 'read_file', input: { path: 'a.ts' } }] };
+        if (call === 1) return { calls: [{ name: 'read_file', input: { path: 'b.ts' } }] };
+        if (call === 2)
+          return {
+            calls: [
+              { name: 'updateWorkingMemory', input: { memory: '## goal\nfix the flaky test in b.ts' } },
+            ],
+          };
+        if (call === 3)
+          return {
+            calls: [
+              { name: 'notes', input: { action: 'append', section: 'done', text: 'read a.ts and b.ts' } },
+            ],
+          };
+        return { text: 'ok' };
+      });
+      const agent = new Agent({
+        id: 'wm',
+        name: 'wm',
+        instructions: 'Fix tests.',
+        model,
+        tools: workTools,
+        memory,
+        ...baton.lists,
+      });
+      await agent.generate('Fix the flaky test.', {
+        memory: { thread: 'wm-thread', resource: 'dev' },
+        maxSteps: 8,
+      });
+
+      expect(calls).toHaveLength(5);
+      // The update of step 3 (call index 2) is in the very next call of the same run…
+      expect(calls[2]!.system).not.toContain('fix the flaky test in b.ts');
+      expect(calls[3]!.system).toContain('## goal\nfix the flaky test in b.ts');
+      // …and so is the notes tool's write, made through working memory.
+      expect(calls[4]!.system).toContain('## done\nread a.ts and b.ts');
+      expect(calls[4]!.system).toContain('## goal\nfix the flaky test in b.ts');
+      // Shown once: working memory is the notes, not a second copy in Baton's block.
+      expect(calls[4]!.system.split('read a.ts and b.ts').length - 1).toBe(1);
+      expect(
+        await memory.getWorkingMemory({
+          threadId: scope === 'thread' ? 'wm-thread' : 'another-thread',
+          resourceId: 'dev',
+        }),
+      ).toBe('## goal\nfix the flaky test in b.ts\n\n## done\nread a.ts and b.ts');
     });
 
-    expect(calls).toHaveLength(5);
-    // The update of step 3 (call index 2) is in the very next call of the same run…
-    expect(calls[2]!.system).not.toContain('fix the flaky test in b.ts');
-    expect(calls[3]!.system).toContain('## goal\nfix the flaky test in b.ts');
-    // …and so is the notes tool's write, made through working memory.
-    expect(calls[4]!.system).toContain('## done\nread a.ts and b.ts');
-    expect(calls[4]!.system).toContain('## goal\nfix the flaky test in b.ts');
-    // Shown once: working memory is the notes, not a second copy in Baton's block.
-    expect(calls[4]!.system.split('read a.ts and b.ts').length - 1).toBe(1);
-    expect(await memory.getWorkingMemory({ threadId: 'wm-thread', resourceId: 'dev' })).toBe(
-      '## goal\nfix the flaky test in b.ts\n\n## done\nread a.ts and b.ts',
-    );
+  it('rejects options that are not a Mastra Memory or not valid Baton options with a typed error', () => {
+    expect(() => batonProcessor({ contextWindow: 16_000, memory: {} as never })).toThrow(BatonConfigError);
+    expect(() => batonProcessor({ contextWindow: -1 })).toThrow(BatonConfigError);
+    expect(() => batonProcessor({ contextWindow: 16_000, sessionId: 'x' } as never)).toThrow(/sessionId/);
   });
 });

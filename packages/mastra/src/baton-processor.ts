@@ -1,5 +1,6 @@
 import {
   type Baton,
+  BatonConfigError,
   type BatonOptions,
   createBaton,
   entriesToPrompt,
@@ -112,6 +113,12 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
 
   constructor(options: BatonProcessorOptions) {
     const { memory, ...core } = options;
+    if (memory !== undefined && typeof (memory as Partial<MastraMemory>)?.getWorkingMemory !== 'function') {
+      throw new BatonConfigError(
+        '[baton] [options] memory: expected the Mastra Memory the agent uses (new Memory(...) from @mastra/memory)',
+        ['memory'],
+      );
+    }
     this.options = options;
     this.workingMemory = memory?.getMergedThreadConfig().workingMemory?.enabled === true;
     const store = core.store ?? memoryStore();
