@@ -25,6 +25,7 @@ export function createBaton(options: BatonOptions): Baton {
     stages: resolved.stages ?? defaultStages(),
     pinPolicy: { pinnedTools: new Set(resolved.pinnedTools), pin: resolved.pin },
     summaryMemo: new Map(),
+    continuations: new WeakMap(),
   };
   const sessions = new Map<string, Session>();
   return {

@@ -21,6 +21,33 @@ export type BatonEvent =
   /** No durable store was available (e.g. a graph compiled without one): state is kept in memory. */
   | { type: 'store-fallback'; reason: string }
   | { type: 'ledger-conflict'; expectedVersion: number; currentVersion: number }
-  | { type: 'budget-exceeded'; tokens: number; budget: number; reason: string };
+  | { type: 'budget-exceeded'; tokens: number; budget: number; reason: string }
+  | {
+      type: 'probe-decided';
+      rubric: string;
+      step: number;
+      /** Context tokens when the probe ran. */
+      tokens: number;
+      /** The decision applied: the rubric's rule over the answers (CONTINUE when the probe failed). */
+      decision: 'COMPRESS' | 'CONTINUE';
+      /** What the model itself concluded; differs from `decision` when it misapplied the rule. */
+      modelDecision?: 'COMPRESS' | 'CONTINUE';
+      agreed?: boolean;
+      criteria: Array<{ id: string; answer: 'Y' | 'N' }>;
+      costTokens: number;
+      /** The probe threw, timed out or answered unparseably (failure-open: CONTINUE). */
+      error?: string;
+    }
+  | {
+      type: 'self-compacted';
+      step: number;
+      /** Below compactAt: a probe chose the moment, not the backstop. */
+      early: boolean;
+      tokensBefore: number;
+      tokensAfter: number;
+      summaryTokens: number;
+      messagesCompressed: number;
+    }
+  | { type: 'self-compaction-abandoned'; step: number; reason: string };
 
 export type BatonEventType = BatonEvent['type'];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BatonConfigError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
 import { lookupModel, MODEL_CATALOG, type ModelInfo } from './model-catalog.ts';
+import { type ResolvedSelfCompact, resolveSelfCompact, selfCompactSchema } from './self-compaction.ts';
 import type { Stage } from './stage.ts';
 import type { Store } from './store.ts';
 import { memoryStore } from './stores/memory-store.ts';
@@ -80,6 +81,8 @@ const optionsSchema = z
       .optional(),
     catalog: z.record(z.string(), modelInfoSchema).optional(),
     onEvent: fn<(event: BatonEvent) => void>('a function (event) => void').optional(),
+    /** SELFCOMPACT probes: off unless given. */
+    selfCompact: selfCompactSchema.optional(),
   })
   .strict();
 
@@ -101,6 +104,7 @@ export interface ResolvedOptions
     | 'warnAt'
     | 'targetAt'
     | 'truncateAt'
+    | 'selfCompact'
   > {
   /** Default 0.64 (or 0.8 x compactAt when that is lower). */
   warnAt: number;
@@ -118,6 +122,8 @@ export interface ResolvedOptions
   tokenizer: Tokenizer;
   store: Store;
   summarizer: Summarizer;
+  /** Present when self-compaction probes are on. */
+  selfCompact?: ResolvedSelfCompact;
 }
 
 function formatIssues(error: z.ZodError): BatonConfigError {
@@ -198,5 +204,6 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
     tokenizer,
     store: o.store ?? memoryStore(),
     summarizer: o.summarizer ?? extractiveSummarizer(),
+    selfCompact: o.selfCompact ? resolveSelfCompact(o.selfCompact, window - reserveOutput) : undefined,
   };
 }

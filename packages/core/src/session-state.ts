@@ -1,3 +1,5 @@
+import type { ProbeSchedule } from './self-compaction.ts';
+
 /** Per-session flags that must survive a restart (persisted beside the ledger). */
 export interface SessionState {
   /** A warning was shown in this episode; re-armed when a compaction brings the context below warnAt. */
@@ -10,6 +12,8 @@ export interface SessionState {
   overflowStreak: number;
   /** Checkpoints written so far (names the next one). */
   checkpoints: number;
+  /** Self-compaction probe schedule (steps, last probe, last compaction, compactions). */
+  probe?: ProbeSchedule;
 }
 
 export const STATE_NAMESPACE = 'baton/state';

@@ -18,11 +18,22 @@ import {
 import type { ResolvedOptions } from './options.ts';
 import { detectContextOverflow } from './overflow.ts';
 import { repairTranscript } from './repair.ts';
+import type { ProbeDecision } from './rubrics.ts';
+import {
+  type HostModel,
+  type ProbeJudge,
+  type ProbeSchedule,
+  probeSkipReason,
+  type ResolvedSelfCompact,
+  runProbe,
+} from './self-compaction.ts';
 import { initialState, type SessionState, STATE_NAMESPACE } from './session-state.ts';
 import type { Stage } from './stage.ts';
 import { previewChars } from './stages/degrade.ts';
 import type { ArchiveRecord } from './store.ts';
+import type { Summarizer } from './summarizer.ts';
 import { boundedSummarize } from './summarizers/bounded.ts';
+import { continuationSummarizer, type TextCompletion } from './summarizers/continuation.ts';
 import { PER_REQUEST, type TokenCounter, type ToolSchema } from './token-counter.ts';
 import type { Entry } from './transcript.ts';
 
@@ -38,6 +49,8 @@ export interface PrepareInput {
    * memory message): they are not rendered into `Prepared.system` a second time.
    */
   renderNotes?: boolean;
+  /** The host's model, for self-compaction probes and continuation summaries (adapters pass it). */
+  model?: HostModel;
 }
 
 /** Something the agent should read before its next step (rendered at the end of `Prepared.system`). */
@@ -71,6 +84,8 @@ export interface Engine {
   stages: readonly Stage[];
   pinPolicy: PinPolicy;
   summaryMemo: Map<string, string>;
+  /** Model-backed continuation summarizers by the host's completion function, each with its own memo. */
+  continuations: WeakMap<TextCompletion, { summarizer: Summarizer; memo: Map<string, string> }>;
 }
 
 const LEDGER_NAMESPACE = 'baton/ledger';
@@ -241,16 +256,49 @@ export class Session {
     const budget = options.inputBudget;
     let outcome: Outcome = 'ok';
 
-    const forced = this.state.pendingCompaction;
+    // The probe schedule counts model calls; it is kept (and persisted) only with probes on.
+    const schedule = options.selfCompact ? this.probeSchedule() : undefined;
+    if (schedule) {
+      schedule.steps++;
+      this.stateDirty = true;
+    }
+
+    let forced = this.state.pendingCompaction;
     if (forced) {
       this.state.pendingCompaction = undefined;
       this.stateDirty = true;
     }
+    const backstop = before > options.compactAt * budget;
+    // Below the backstop, a probe may choose this moment: the model judges its own trajectory.
+    let early = false;
+    if (!forced && !backstop && options.selfCompact && schedule) {
+      const probe = await this.probe(
+        options.selfCompact,
+        schedule,
+        before,
+        projection,
+        baseSystem,
+        input.model,
+        emit,
+      );
+      if (probe === 'COMPRESS') {
+        forced = { instruction: options.selfCompact.rubric.summaryInstruction };
+        early = true;
+      }
+    }
+    const continuation = this.continuationSummarizer(input.model);
+    const summarizer = continuation?.summarizer ?? options.summarizer;
+    const summaryMemo = continuation?.memo ?? this.engine.summaryMemo;
     // An explicit request compacts even below targetAt: the agent chose a closed unit of work.
     const target = forced
       ? Math.min(options.targetAt * budget * (forced.tighten ?? 1), before * 0.5)
       : options.targetAt * budget;
-    if (before > options.compactAt * budget || (forced && before > target)) {
+    if (backstop || (forced && before > target)) {
+      let summaryFailed = false;
+      const ladderEmit = (event: BatonEvent) => {
+        if (event.type === 'summarizer-failed') summaryFailed = true;
+        emit(event);
+      };
       const result = await runLadder({
         entries: projection,
         stages: this.engine.stages,
@@ -265,12 +313,12 @@ export class Session {
         summarize: (entries, priorSummary) =>
           boundedSummarize(
             {
-              summarizer: options.summarizer,
+              summarizer,
               countEntry: (entry) => counter.count(entry),
               countText: (text) => counter.scale(counter.rawText(text)),
               maxInputTokens: options.maxSummaryInputTokens,
               maxTokens: options.maxSummaryTokens,
-              memo: this.engine.summaryMemo,
+              memo: summaryMemo,
             },
             entries,
             forced?.instruction,
@@ -280,13 +328,34 @@ export class Session {
           spans.length === 0
             ? 0
             : counter.scale(counter.rawText(renderNotices(this.compactionNotices(spans, before)))) + 8,
-        emit,
+        emit: ladderEmit,
       });
-      if (result.decisions.length > 0 && (await this.commit(result.decisions, result.spans, emit))) {
+      if (early && summaryFailed) {
+        // An optional compaction whose summary failed is not worth a half-done context change.
+        emit({
+          type: 'self-compaction-abandoned',
+          step: schedule?.steps ?? 0,
+          reason: 'the continuation summary failed',
+        });
+      } else if (result.decisions.length > 0 && (await this.commit(result.decisions, result.spans, emit))) {
         projection = result.entries;
         projectionRaw = entriesRaw(projection);
         outcome = 'compacted';
         notices.push(...this.compactionNotices(result.spans, before - result.tokens));
+        if (schedule) {
+          schedule.lastCompactionStep = schedule.steps;
+          if (early) schedule.compactions++;
+          const summaries = projection.filter((e) => e.meta?.synthetic === 'summary');
+          emit({
+            type: 'self-compacted',
+            step: schedule.steps,
+            early,
+            tokensBefore: before,
+            tokensAfter: result.tokens,
+            summaryTokens: summaries.reduce((sum, e) => sum + counter.count(e), 0),
+            messagesCompressed: result.spans.reduce((sum, span) => sum + span.entries.length, 0),
+          });
+        }
       }
     }
 
@@ -395,6 +464,62 @@ export class Session {
       emit({ type: 'store-failed', operation: 'writeCheckpoint', error: describeError(error) });
       return `${this.id}/checkpoint-${sequence} (not persisted: the store failed)`;
     }
+  }
+
+  private probeSchedule(): ProbeSchedule {
+    this.state.probe ??= { steps: 0, compactions: 0 };
+    return this.state.probe;
+  }
+
+  /** With probes on and the host's model at hand, summaries are model-backed, for the rubric's kind of work. */
+  private continuationSummarizer(
+    model: HostModel | undefined,
+  ): { summarizer: Summarizer; memo: Map<string, string> } | undefined {
+    const config = this.engine.options.selfCompact;
+    const complete = config?.complete ?? model?.complete;
+    if (!config || !complete) return undefined;
+    let cached = this.engine.continuations.get(complete);
+    if (!cached) {
+      cached = { summarizer: continuationSummarizer(complete, config.rubric), memo: new Map() };
+      this.engine.continuations.set(complete, cached);
+    }
+    return cached;
+  }
+
+  /** Runs a probe when the schedule and the context allow one; its decision, or undefined when none ran. */
+  private async probe(
+    config: ResolvedSelfCompact,
+    schedule: ProbeSchedule,
+    tokens: number,
+    entries: readonly Entry[],
+    system: string,
+    model: HostModel | undefined,
+    emit: (e: BatonEvent) => void,
+  ): Promise<ProbeDecision | undefined> {
+    const judge = config.judge ?? model?.judge;
+    if (probeSkipReason(config, schedule, tokens, entries, judge) !== undefined) return undefined;
+    schedule.lastProbeStep = schedule.steps;
+    const { counter } = this.engine;
+    const result = await runProbe(
+      config,
+      judge as ProbeJudge,
+      { entries, system },
+      (prompt) => tokens + counter.scale(counter.rawText(prompt)),
+    );
+    emit({
+      type: 'probe-decided',
+      rubric: config.rubric.id,
+      step: schedule.steps,
+      tokens,
+      decision: result.decision,
+      ...(result.modelDecision
+        ? { modelDecision: result.modelDecision, agreed: result.modelDecision === result.decision }
+        : {}),
+      criteria: result.answers.map((a) => ({ id: a.id, answer: a.answer ? 'Y' : 'N' })),
+      costTokens: result.costTokens,
+      ...(result.error ? { error: result.error } : {}),
+    });
+    return result.decision;
   }
 
   private async renderedNotes(emit: (e: BatonEvent) => void): Promise<string> {
