@@ -1,6 +1,14 @@
 export { filler } from './text.ts';
 
-import { createEntry, type Entry, type Notice, type Part, type Prepared, type Session } from '@baton/core';
+import {
+  createEntry,
+  type Entry,
+  type HostModel,
+  type Notice,
+  type Part,
+  type Prepared,
+  type Session,
+} from '@baton/core';
 
 /** What a scripted model sees at one step: exactly what Baton would send. */
 export interface ModelView {
@@ -40,6 +48,8 @@ export async function runAgentLoop(options: {
   model: ScriptedModel;
   tools?: ToolImplementations;
   maxSteps: number;
+  /** The host model as an adapter would pass it (probes, continuation summaries). */
+  hostModel?: HostModel;
 }): Promise<LoopResult> {
   const { session, model, maxSteps } = options;
   const history = [...options.history];
@@ -49,6 +59,7 @@ export async function runAgentLoop(options: {
     const prepared = await session.prepare({
       entries: history,
       ...(options.system ? { system: options.system } : {}),
+      ...(options.hostModel ? { model: options.hostModel } : {}),
     });
     result.prepared.push(prepared);
     if (prepared.outcome === 'unfit') {

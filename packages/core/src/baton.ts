@@ -1,5 +1,6 @@
 import { type BatonOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import { type Engine, Session } from './session.ts';
+import { stageNameOf } from './stage.ts';
 import { defaultStages } from './stages/index.ts';
 import { TokenCounter } from './token-counter.ts';
 
@@ -19,10 +20,13 @@ export interface Baton {
  */
 export function createBaton(options: BatonOptions): Baton {
   const resolved = resolveOptions(options);
+  const stages = resolved.stages ?? defaultStages();
+  const summarizeStages = stages.filter((stage) => stageNameOf(stage) === 'summarize');
   const engine: Engine = {
     options: resolved,
     counter: new TokenCounter(resolved.tokenizer, resolved.opaqueTokens),
-    stages: resolved.stages ?? defaultStages(),
+    stages,
+    summarizeStages: summarizeStages.length > 0 ? summarizeStages : stages,
     pinPolicy: { pinnedTools: new Set(resolved.pinnedTools), pin: resolved.pin },
     summaryMemo: new Map(),
     continuations: new WeakMap(),

@@ -25,6 +25,23 @@ export { callWithOverflowRecovery, type OverflowRecoverySpec, type UnfitInfo } f
 export { pairingViolation } from './projection-check.ts';
 export type { RecallInput, RecallResult } from './recall.ts';
 export { MISSING_RESULT_TEXT } from './repair.ts';
+export {
+  type ProbeAnswer,
+  type ProbeDecision,
+  probeAnswerSchema,
+  probePrompt,
+  RUBRICS,
+  type Rubric,
+  type RubricCriterion,
+  type RubricName,
+} from './rubrics.ts';
+export {
+  atClosedUnit,
+  type HostModel,
+  type ProbeJudge,
+  type ProbeRequest,
+  type SelfCompactOptions,
+} from './self-compaction.ts';
 export type { Notice, Outcome, Prepared, PrepareInput, Session } from './session.ts';
 export { defineStage, type Stage, type StageContext, type StageResult } from './stage.ts';
 export {
@@ -46,6 +63,13 @@ export {
 export { memoryStore } from './stores/memory-store.ts';
 export { type SqliteStoreOptions, sqliteStore } from './stores/sqlite-store.ts';
 export type { Summarizer, SummarizerInput } from './summarizer.ts';
+export {
+  carryVerbatim,
+  continuationSummarizer,
+  type TextCompletion,
+  VERBATIM_HEADING,
+  verbatimLines,
+} from './summarizers/continuation.ts';
 export { extractiveSummarizer } from './summarizers/extractive.ts';
 export { TokenCounter, type ToolSchema } from './token-counter.ts';
 export { type EncodingName, gptTokenizer, type Tokenizer, tiktokenTokenizer } from './tokenizer.ts';

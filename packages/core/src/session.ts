@@ -82,6 +82,8 @@ export interface Engine {
   options: ResolvedOptions;
   counter: TokenCounter;
   stages: readonly Stage[];
+  /** The summarize stages among `stages` (all of them when there is none): what a probe's COMPRESS runs. */
+  summarizeStages: readonly Stage[];
   pinPolicy: PinPolicy;
   summaryMemo: Map<string, string>;
   /** Model-backed continuation summarizers by the host's completion function, each with its own memo. */
@@ -290,9 +292,13 @@ export class Session {
     const summarizer = continuation?.summarizer ?? options.summarizer;
     const summaryMemo = continuation?.memo ?? this.engine.summaryMemo;
     // An explicit request compacts even below targetAt: the agent chose a closed unit of work.
-    const target = forced
-      ? Math.min(options.targetAt * budget * (forced.tighten ?? 1), before * 0.5)
-      : options.targetAt * budget;
+    // A probe's COMPRESS condenses the whole closed unit (all but the newest turns) into a
+    // continuation summary: the summarize stage alone, with no token target to stop early.
+    const target = early
+      ? 0
+      : forced
+        ? Math.min(options.targetAt * budget * (forced.tighten ?? 1), before * 0.5)
+        : options.targetAt * budget;
     if (backstop || (forced && before > target)) {
       let summaryFailed = false;
       const ladderEmit = (event: BatonEvent) => {
@@ -301,7 +307,7 @@ export class Session {
       };
       const result = await runLadder({
         entries: projection,
-        stages: this.engine.stages,
+        stages: early ? this.engine.summarizeStages : this.engine.stages,
         overhead: counter.scale(toolsRaw + counter.rawText(baseSystem)),
         target,
         budget,
