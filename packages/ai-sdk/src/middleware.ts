@@ -1,4 +1,5 @@
 import type {
+  LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4Middleware,
   LanguageModelV4Prompt,
@@ -15,11 +16,13 @@ import {
   type UnfitInfo,
   withSystemBlock,
 } from '@baton/core';
+import { hostModel } from './host-model.ts';
 import { unfitGenerateResult, unfitStreamResult } from './unfit-result.ts';
 
 interface CallRecord {
   session: Session;
   original: LanguageModelV4CallOptions;
+  model: LanguageModelV4;
   prepared: Prepared;
 }
 
@@ -54,15 +57,17 @@ export function batonMiddleware(
   async function project(
     session: Session,
     original: LanguageModelV4CallOptions,
+    model: LanguageModelV4,
   ): Promise<LanguageModelV4CallOptions> {
     const tools = toolSchemas(original.tools);
     const prepared = await session.prepare({
       entries: toEntries(original.prompt as HostMessage[]),
       ...(tools ? { tools } : {}),
+      model: hostModel(model),
     });
     const prompt = withSystemBlock(fromEntries(prepared.entries), prepared.system) as LanguageModelV4Prompt;
     const params: LanguageModelV4CallOptions = { ...original, prompt };
-    calls.set(params, { session, original, prepared });
+    calls.set(params, { session, original, model, prepared });
     return params;
   }
 
@@ -77,7 +82,7 @@ export function batonMiddleware(
     return callWithOverflowRecovery(record.session, {
       attempt: params,
       prepared: (attempt) => calls.get(attempt)!.prepared,
-      reprepare: () => project(record.session, record.original),
+      reprepare: () => project(record.session, record.original, record.model),
       call: (attempt, isRetry) => (isRetry ? retry(attempt) : first()),
       unfit,
     });
@@ -85,8 +90,8 @@ export function batonMiddleware(
 
   return {
     specificationVersion: 'v4',
-    transformParams: async function batonTransformParams({ params }) {
-      return project(resolveSession(params), params);
+    transformParams: async function batonTransformParams({ params, model }) {
+      return project(resolveSession(params), params, model);
     },
     wrapGenerate: async function batonWrapGenerate({ doGenerate, params, model }) {
       const record = calls.get(params);

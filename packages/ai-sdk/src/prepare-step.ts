@@ -1,3 +1,4 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { Session } from '@baton/core';
 import {
   type PromptConversionCache as ConversionCache,
@@ -6,6 +7,7 @@ import {
   promptToEntries as toEntries,
 } from '@baton/core';
 import type { Instructions, ModelMessage, SystemModelMessage } from 'ai';
+import { hostModel } from './host-model.ts';
 
 function instructionsText(instructions: Instructions | undefined): string {
   if (instructions === undefined) return '';
@@ -35,14 +37,22 @@ export function batonPrepareStep(session: Session) {
   return async function batonPrepareStepHook({
     messages,
     instructions,
+    model,
   }: {
     messages: ModelMessage[];
     instructions?: Instructions | undefined;
+    model?: unknown;
   }): Promise<{ messages?: ModelMessage[]; instructions?: Instructions }> {
     const base = instructionsText(instructions);
+    // A model object (not a gateway id string) can answer probes and write summaries.
+    const host =
+      typeof model === 'object' && model !== null && 'doGenerate' in model
+        ? hostModel(model as LanguageModelV4)
+        : undefined;
     const prepared = await session.prepare({
       entries: toEntries(messages as HostMessage[], cache),
       system: base,
+      ...(host ? { model: host } : {}),
     });
     const projected = fromEntries(prepared.entries, cache);
     const unchanged =

@@ -1,0 +1,79 @@
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { VERBATIM_HEADING } from '@baton/core';
+import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { filler, scriptedModel } from '../test/scripted-model.ts';
+import { type BatonEvent, createBaton } from './index.ts';
+
+const PROBE = '[baton] Context check.';
+const textOf = (prompt: LanguageModelV4Prompt) => JSON.stringify(prompt);
+const isProbe = (prompt: LanguageModelV4Prompt) => textOf(prompt.slice(-1)).includes(PROBE);
+const isSummary = (prompt: LanguageModelV4Prompt) => textOf(prompt.slice(0, 1)).includes('continuation summary');
+
+describe('SELFCOMPACT through generateText: probes and summaries by the wrapped model', () => {
+  it('asks the same model with structured output at closed units, compresses after the passing test cycle, and the probe never enters the history', async () => {
+    const events: BatonEvent[] = [];
+    const baton = createBaton({
+      contextWindow: 32_000,
+      selfCompact: { rubric: 'coding', probeEvery: 1, minSteps: 2, minTokens: 0, cooldownSteps: 0, maxCompactions: 1 },
+      onEvent: (e) => events.push(e),
+    });
+    const session = baton.session('coding');
+    const PASS_AT = 6;
+    let agentCalls = 0;
+    const { model, prompts } = scriptedModel(({ prompt, visible }) => {
+      if (isProbe(prompt)) {
+        const closed = visible.includes('tests: 12 passed');
+        const criteria = ['CYCLE-CLOSED', 'FILES-KNOWN', 'COMMANDS-KNOWN', 'TESTS-KNOWN', 'NEXT-EDIT'].map((id) => ({
+          id,
+          answer: id === 'CYCLE-CLOSED' && !closed ? 'N' : 'Y',
+          evidence: closed ? 'tests: 12 passed' : 'edit pending',
+        }));
+        return { text: JSON.stringify({ criteria, decision: closed ? 'COMPRESS' : 'CONTINUE' }) };
+      }
+      if (isSummary(prompt)) return { text: `${VERBATIM_HEADING}\n- tests: 12 passed\n\nEdited src/date_*.ts; tests pass.` };
+      const step = agentCalls++;
+      if (step >= 9) return { text: 'fixed' };
+      if (step === PASS_AT) return { calls: [{ name: 'run_tests', input: {} }] };
+      return { calls: [{ name: 'edit', input: { path: `src/date_${step}.ts` } }] };
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model, middleware: session.middleware }),
+      tools: {
+        edit: tool({
+          inputSchema: z.object({ path: z.string() }),
+          execute: async ({ path }) => `edited ${path}\n${filler(600, path.length)}`,
+        }),
+        run_tests: tool({ inputSchema: z.object({}), execute: async () => 'tests: 12 passed, 0 failed' }),
+      },
+      stopWhen: stepCountIs(20),
+      prompt: 'Fix the failing date parser tests.',
+    });
+
+    expect(result.text).toBe('fixed');
+    const probes = events.filter((e) => e.type === 'probe-decided');
+    expect(probes.length).toBeGreaterThan(2);
+    expect(probes.filter((p) => p.decision === 'COMPRESS')).toHaveLength(1);
+    const compress = probes.find((p) => p.decision === 'COMPRESS')!;
+    expect(probes.filter((p) => p.step < compress.step).every((p) => p.decision === 'CONTINUE')).toBe(true);
+    expect(events.find((e) => e.type === 'self-compacted')).toMatchObject({ early: true });
+
+    // The probe went to the same model, with structured output; the summary too.
+    const probeCalls = prompts.filter(isProbe);
+    expect(probeCalls).toHaveLength(probes.length);
+    expect(prompts.filter(isSummary).length).toBeGreaterThan(0);
+    // Never in the history: no agent call and no response message carries the probe.
+    const agentPrompts = prompts.filter((p) => !isProbe(p) && !isSummary(p));
+    for (const prompt of agentPrompts) expect(textOf(prompt)).not.toContain(PROBE);
+    expect(JSON.stringify(result.response.messages)).not.toContain(PROBE);
+    // The model-written summary is what the next call sees.
+    expect(agentPrompts.some((p) => textOf(p).includes('Edited src/date_*.ts; tests pass.'))).toBe(true);
+
+    // Cache-friendly: a CONTINUE probe's conversation is the next real call's, plus one message at the end.
+    const firstProbe = prompts.findIndex(isProbe);
+    const probeBody = prompts[firstProbe]!.filter((m) => m.role !== 'system').slice(0, -1);
+    const nextCall = prompts[firstProbe + 1]!.filter((m) => m.role !== 'system');
+    expect(JSON.stringify(nextCall)).toBe(JSON.stringify(probeBody));
+  });
+});
