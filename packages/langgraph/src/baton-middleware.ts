@@ -14,6 +14,7 @@ import { type BaseStore, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createMiddleware } from 'langchain';
 import { z } from 'zod';
 import { createBatonTools } from './agent-tools.ts';
+import { type ChatModelLike, hostModelFor } from './host-model.ts';
 import { fromEntries, toEntries } from './message-conversion.ts';
 import { sessionsFor } from './sessions.ts';
 
@@ -41,6 +42,7 @@ const batonState = z.object({
 });
 
 interface RequestLike {
+  model?: ChatModelLike;
   messages: BaseMessage[];
   systemPrompt: string;
   tools: ReadonlyArray<{ name?: string; description?: string }>;
@@ -93,6 +95,8 @@ export function batonMiddleware(options: BatonMiddlewareOptions) {
       entries: toEntries(request.messages),
       system: [request.systemPrompt, carried].filter((block) => block.length > 0).join('\n\n'),
       tools,
+      // The agent's own chat model answers probes and writes continuation summaries.
+      ...(request.model ? { model: hostModelFor(request.model) } : {}),
     });
   }
 

@@ -8,6 +8,7 @@ export {
   createCompactionNode,
   routeAfterCompaction,
 } from './compaction-node.ts';
+export { type ChatModelLike, hostModelFor } from './host-model.ts';
 export { langGraphStore } from './langgraph-store.ts';
 export { fromEntries, toEntries } from './message-conversion.ts';
 export { sessionsFor, ThreadSessions } from './sessions.ts';
