@@ -4,6 +4,7 @@ import {
   type BatonOptions,
   createBaton,
   entriesToPrompt,
+  type HostModel,
   memoryStore,
   type Prepared,
   type PromptMessage,
@@ -25,6 +26,7 @@ import type {
   Processor,
 } from '@mastra/core/processors';
 import { batonTools } from './agent-tools.ts';
+import { hostModelOf } from './host-model.ts';
 import { unfitResponse } from './unfit-response.ts';
 import {
   refreshWorkingMemoryMessages,
@@ -192,7 +194,11 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
   ): Promise<ProcessLLMRequestResult> {
     const run = this.runOf(args);
     if (run.unfit) return { response: unfitResponse(run.unfit) };
-    const prepared = await this.prepare(run, args.prompt as unknown as PromptMessage[]);
+    const prepared = await this.prepare(
+      run,
+      args.prompt as unknown as PromptMessage[],
+      hostModelOf(args.model),
+    );
     if (prepared.outcome === 'unfit') {
       run.unfit = { reason: prepared.reason ?? 'over budget', checkpointRef: prepared.checkpointRef ?? '' };
       return { response: unfitResponse(run.unfit) };
@@ -201,10 +207,12 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     return { prompt: prompt as unknown as ProcessLLMRequestArgs['prompt'] };
   }
 
-  private prepare(run: RunState, prompt: PromptMessage[]): Promise<Prepared> {
+  private prepare(run: RunState, prompt: PromptMessage[], model: HostModel | undefined): Promise<Prepared> {
     return (run.session as Session).prepare({
       entries: promptToEntries(prompt),
       ...(run.tools ? { tools: run.tools } : {}),
+      // The agent's model answers probes and writes continuation summaries.
+      ...(model ? { model } : {}),
       // Working memory is in Mastra's own system message already (refreshed every step).
       ...(this.workingMemory ? { renderNotes: false } : {}),
     });

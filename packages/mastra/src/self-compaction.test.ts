@@ -1,0 +1,89 @@
+import { type BatonEvent, RUBRICS, VERBATIM_HEADING } from '@baton/core';
+import { Agent } from '@mastra/core/agent';
+import { createTool } from '@mastra/core/tools';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { filler, scriptedModel } from '../test/scripted-model.ts';
+import { batonProcessor } from './index.ts';
+
+const PROBE = '[baton] Context check.';
+
+describe('SELFCOMPACT through a Mastra Agent: the agent’s model judges and summarizes', () => {
+  for (const mode of ['generate', 'stream'] as const)
+    it(`probes with a JSON response format, compresses after the passing test cycle, and the probe is never stored (${mode})`, async () => {
+      const events: BatonEvent[] = [];
+      const baton = batonProcessor({
+        contextWindow: 32_000,
+        selfCompact: {
+          rubric: 'coding',
+          probeEvery: 1,
+          minSteps: 2,
+          minTokens: 0,
+          cooldownSteps: 0,
+          maxCompactions: 1,
+        },
+        onEvent: (e) => events.push(e),
+      });
+      let agentStep = 0;
+      const agentPrompts: string[] = [];
+      const { model, calls } = scriptedModel(({ prompt, visible, system }) => {
+        if (JSON.stringify(prompt.at(-1)).includes(PROBE)) {
+          const closed = visible.includes('tests: 12 passed');
+          const criteria = RUBRICS.coding.criteria.map((c) => ({
+            id: c.id,
+            answer: c.id === 'CYCLE-CLOSED' && !closed ? 'N' : 'Y',
+            evidence: closed ? 'tests: 12 passed' : 'editing',
+          }));
+          return { text: JSON.stringify({ criteria, decision: closed ? 'COMPRESS' : 'CONTINUE' }) };
+        }
+        if (system.includes('continuation summary'))
+          return { text: `${VERBATIM_HEADING}\n- tests: 12 passed\n\nEdited the date parser; tests pass.` };
+        agentPrompts.push(visible);
+        const step = agentStep++;
+        if (step >= 9) return { text: 'fixed' };
+        if (step === 6) return { calls: [{ name: 'run_tests', input: {} }] };
+        return { calls: [{ name: 'edit', input: { path: `src/date_${step}.ts` } }] };
+      });
+      const agent = new Agent({
+        id: 'coder',
+        name: 'coder',
+        instructions: 'Fix tests.',
+        model,
+        tools: {
+          edit: createTool({
+            id: 'edit',
+            description: 'Edit a file',
+            inputSchema: z.object({ path: z.string() }),
+            execute: async ({ path }) => `edited ${path}\n${filler(600, path.length)}`,
+          }),
+          run_tests: createTool({
+            id: 'run_tests',
+            description: 'Run the tests',
+            inputSchema: z.object({}),
+            execute: async () => 'tests: 12 passed, 0 failed',
+          }),
+        },
+        ...baton.lists,
+      });
+      const text =
+        mode === 'generate'
+          ? (await agent.generate('Fix the failing date parser tests.', { maxSteps: 20 })).text
+          : await (await agent.stream('Fix the failing date parser tests.', { maxSteps: 20 })).text;
+
+      expect(text).toBe('fixed');
+      const probes = events.filter((e) => e.type === 'probe-decided');
+      expect(probes.length).toBeGreaterThan(2);
+      expect(probes.every((p) => p.error === undefined)).toBe(true);
+      const compress = probes.filter((p) => p.decision === 'COMPRESS');
+      expect(compress).toHaveLength(1);
+      expect(probes.filter((p) => p.step < compress[0]!.step).every((p) => p.decision === 'CONTINUE')).toBe(
+        true,
+      );
+      expect(events.find((e) => e.type === 'self-compacted')).toMatchObject({ early: true });
+      expect(calls.filter((c) => JSON.stringify(c.prompt.at(-1)).includes(PROBE))).toHaveLength(
+        probes.length,
+      );
+      expect(agentPrompts.some((p) => p.includes('Edited the date parser; tests pass.'))).toBe(true);
+      for (const prompt of agentPrompts) expect(prompt).not.toContain(PROBE);
+    });
+});
