@@ -9,14 +9,22 @@ import { type BatonEvent, createBaton } from './index.ts';
 const PROBE = '[baton] Context check.';
 const textOf = (prompt: LanguageModelV4Prompt) => JSON.stringify(prompt);
 const isProbe = (prompt: LanguageModelV4Prompt) => textOf(prompt.slice(-1)).includes(PROBE);
-const isSummary = (prompt: LanguageModelV4Prompt) => textOf(prompt.slice(0, 1)).includes('continuation summary');
+const isSummary = (prompt: LanguageModelV4Prompt) =>
+  textOf(prompt.slice(0, 1)).includes('continuation summary');
 
 describe('SELFCOMPACT through generateText: probes and summaries by the wrapped model', () => {
   it('asks the same model with structured output at closed units, compresses after the passing test cycle, and the probe never enters the history', async () => {
     const events: BatonEvent[] = [];
     const baton = createBaton({
       contextWindow: 32_000,
-      selfCompact: { rubric: 'coding', probeEvery: 1, minSteps: 2, minTokens: 0, cooldownSteps: 0, maxCompactions: 1 },
+      selfCompact: {
+        rubric: 'coding',
+        probeEvery: 1,
+        minSteps: 2,
+        minTokens: 0,
+        cooldownSteps: 0,
+        maxCompactions: 1,
+      },
       onEvent: (e) => events.push(e),
     });
     const session = baton.session('coding');
@@ -25,14 +33,17 @@ describe('SELFCOMPACT through generateText: probes and summaries by the wrapped 
     const { model, prompts } = scriptedModel(({ prompt, visible }) => {
       if (isProbe(prompt)) {
         const closed = visible.includes('tests: 12 passed');
-        const criteria = ['CYCLE-CLOSED', 'FILES-KNOWN', 'COMMANDS-KNOWN', 'TESTS-KNOWN', 'NEXT-EDIT'].map((id) => ({
-          id,
-          answer: id === 'CYCLE-CLOSED' && !closed ? 'N' : 'Y',
-          evidence: closed ? 'tests: 12 passed' : 'edit pending',
-        }));
+        const criteria = ['CYCLE-CLOSED', 'FILES-KNOWN', 'COMMANDS-KNOWN', 'TESTS-KNOWN', 'NEXT-EDIT'].map(
+          (id) => ({
+            id,
+            answer: id === 'CYCLE-CLOSED' && !closed ? 'N' : 'Y',
+            evidence: closed ? 'tests: 12 passed' : 'edit pending',
+          }),
+        );
         return { text: JSON.stringify({ criteria, decision: closed ? 'COMPRESS' : 'CONTINUE' }) };
       }
-      if (isSummary(prompt)) return { text: `${VERBATIM_HEADING}\n- tests: 12 passed\n\nEdited src/date_*.ts; tests pass.` };
+      if (isSummary(prompt))
+        return { text: `${VERBATIM_HEADING}\n- tests: 12 passed\n\nEdited src/date_*.ts; tests pass.` };
       const step = agentCalls++;
       if (step >= 9) return { text: 'fixed' };
       if (step === PASS_AT) return { calls: [{ name: 'run_tests', input: {} }] };
