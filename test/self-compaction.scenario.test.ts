@@ -1,4 +1,5 @@
 import {
+  BatonConfigError,
   type BatonEvent,
   createBaton,
   createEntry,
@@ -402,5 +403,84 @@ describe('self-compaction probes (SELFCOMPACT)', () => {
     );
     for (let step = 0; step <= lastSummarized; step += 3)
       expect(kept).toContain(`- FOUND: fact ${step} (source s${step})`);
+  });
+});
+
+describe('selfCompact options', () => {
+  it('accepts a custom rubric, applies its rule in code, and uses its summary instruction', async () => {
+    const rubric = {
+      id: 'support',
+      criteria: [
+        { id: 'RESOLVED', question: 'Is the customer’s current issue resolved?' },
+        { id: 'LOGGED', question: 'Is the resolution recorded in the ticket?' },
+      ],
+      decide: (a: Readonly<Record<string, boolean>>) =>
+        a.RESOLVED && a.LOGGED ? ('COMPRESS' as const) : ('CONTINUE' as const),
+      rule: 'COMPRESS if RESOLVED and LOGGED.',
+      summaryInstruction: 'Keep the ticket id, the customer’s issue and its resolution.',
+    };
+    const events: BatonEvent[] = [];
+    let instruction = '';
+    const judge: ProbeJudge = async ({ prompt }) => {
+      expect(prompt).toContain('- RESOLVED: Is the customer’s current issue resolved?');
+      return {
+        output: {
+          criteria: [
+            { id: 'resolved', answer: 'Y', evidence: 'refund issued' },
+            { id: 'LOGGED', answer: 'Y', evidence: 'ticket updated' },
+          ],
+          decision: 'CONTINUE',
+        },
+      };
+    };
+    const baton = createBaton({
+      contextWindow: 16_000,
+      selfCompact: {
+        rubric,
+        judge,
+        complete: async ({ system }) => {
+          instruction = system;
+          return 'Ticket T-1: refund issued.';
+        },
+        probeEvery: 1,
+        minSteps: 5,
+        minTokens: 0,
+        cooldownSteps: 0,
+        maxCompactions: 1,
+      },
+      onEvent: (e) => events.push(e),
+    });
+    await runAgentLoop({
+      session: baton.session('support'),
+      history: opening('I was charged twice.'),
+      model: ({ step }: ModelView) =>
+        step >= 8 ? { done: 'ok' } : { calls: [{ name: 'lookup', input: { n: step } }] },
+      tools: { lookup: (input) => `record ${(input as { n: number }).n}\n${filler(400, 2)}` },
+      maxSteps: 10,
+    });
+    const probe = events.find((e): e is ProbeEvent => e.type === 'probe-decided')!;
+    // Criterion ids match case-insensitively; the rule (COMPRESS) wins over the model's CONTINUE.
+    expect(probe).toMatchObject({
+      rubric: 'support',
+      decision: 'COMPRESS',
+      modelDecision: 'CONTINUE',
+      agreed: false,
+    });
+    expect(instruction).toContain('Keep the ticket id');
+  });
+
+  it('rejects bad selfCompact options with a BatonConfigError naming the field', () => {
+    expect(() => createBaton({ contextWindow: 8_000, selfCompact: { rubric: 'poetry' as never } })).toThrow(
+      /selfCompact\.rubric/,
+    );
+    expect(() => createBaton({ contextWindow: 8_000, selfCompact: { probeEvery: 0 } })).toThrow(
+      /selfCompact\.probeEvery/,
+    );
+    expect(() => createBaton({ contextWindow: 8_000, selfCompact: { judge: 'gpt-4o' as never } })).toThrow(
+      /selfCompact\.judge/,
+    );
+    expect(() => createBaton({ contextWindow: 8_000, selfCompact: { every: 3 } as never })).toThrow(
+      BatonConfigError,
+    );
   });
 });
