@@ -1,0 +1,1 @@
+export { type PostgresStore, type PostgresStoreOptions, postgresStore } from './postgres-store.ts';
