@@ -1,4 +1,5 @@
 import { BatonConfigError } from '@baton/core';
+import type {} from '@baton/scenarios/support/postgres-server.ts'; // its ProvidedContext
 import { archiveRecord, describeStoreConformance } from '@baton/scenarios/support/store-conformance.ts';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
