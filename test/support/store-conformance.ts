@@ -60,6 +60,17 @@ export function describeStoreConformance(
       });
     });
 
+    it('reports document versions without the document, when it offers documentVersion', async () => {
+      const store = await fresh();
+      if (!store.documentVersion) return;
+      expect(await store.documentVersion('s/ledger', 'l')).toBe(0);
+      await store.putDocument('s/ledger', 'l', { decisions: [] }, 0);
+      await store.putDocument('s/ledger', 'l', { decisions: [1] }, 1);
+      expect(await store.documentVersion('s/ledger', 'l')).toBe(2);
+      expect(await store.documentVersion('s/ledger', 'other')).toBe(0);
+      expect(await store.documentVersion('s/other', 'l')).toBe(0);
+    });
+
     it('keeps namespaces and keys apart', async () => {
       const store = await fresh();
       await store.putDocument('a/x', 'k', 'ax', 0);

@@ -29,6 +29,8 @@ export interface NotesApi {
 }
 
 const NAMESPACE = 'baton/notes';
+/** Compare-and-set attempts of one write before it is refused (each re-reads and re-applies). */
+const MAX_ATTEMPTS = 16;
 
 export const NOTES_HEADING =
   '## Your notes (durable: kept verbatim through every compaction; edit with the notes tool)';
@@ -93,7 +95,10 @@ export class Notes implements NotesApi {
   ): Promise<NoteSection[]> {
     const name = section.trim();
     if (name.length === 0) throw new NotesError('section name must not be empty');
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      // Contended (several workers writing one session's notes): back off a random while.
+      if (attempt > 0)
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(attempt, 6)));
       const sections = await this.sections();
       const version = this.cache!.version;
       const current = sections.find((s) => s.name === name);
@@ -123,6 +128,6 @@ export class Notes implements NotesApi {
       }
       this.cache = undefined; // someone else wrote: re-read and apply the change on top
     }
-    throw new NotesError('notes changed concurrently three times in a row; try again');
+    throw new NotesError(`notes changed concurrently ${MAX_ATTEMPTS} times in a row; try again`);
   }
 }

@@ -52,13 +52,27 @@ describe('Session.prepare', () => {
     const history = chat(60);
     const one = createBaton({ contextWindow: 6_000, store }).session('shared');
     const two = createBaton({ contextWindow: 6_000, store }).session('shared');
-    await one.prepare({ entries: [] }); // loads version 0
-    await two.prepare({ entries: [] });
-    await one.prepare({ entries: history.slice(0, 80) });
-    const result = await two.prepare({ entries: history });
-    expect(result.events.some((e) => e.type === 'ledger-conflict')).toBe(true);
+    // Both read version 0, both compact; the second to commit re-reads and applies on top.
+    const results = await Promise.all([
+      one.prepare({ entries: history.slice(0, 80) }),
+      two.prepare({ entries: history }),
+    ]);
+    expect(results.flatMap((r) => r.events).filter((e) => e.type === 'ledger-conflict')).toHaveLength(1);
     const stored = await store.getDocument<{ decisions: unknown[] }>('baton/ledger', 'shared');
     expect(stored?.version).toBe(2);
+  });
+
+  it("applies another worker's committed decisions at the next call (the ledger is re-read every call)", async () => {
+    const store = memoryStore();
+    const history = chat(60);
+    const one = createBaton({ contextWindow: 6_000, store }).session('shared');
+    const two = createBaton({ contextWindow: 6_000, store }).session('shared');
+    await two.prepare({ entries: history.slice(0, 4) }); // two has loaded the (empty) ledger
+    const compacted = await one.prepare({ entries: history });
+    expect(compacted.outcome).toBe('compacted');
+    const next = await two.prepare({ entries: history });
+    expect(next.outcome).toBe('ok'); // nothing left to do: one's decisions apply
+    expect(next.entries.map((e) => e.key)).toEqual(compacted.entries.map((e) => e.key));
   });
 
   it('calibrates later estimates from provider-reported usage', async () => {

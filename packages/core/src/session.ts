@@ -91,6 +91,7 @@ export interface Engine {
 }
 
 const LEDGER_NAMESPACE = 'baton/ledger';
+const LEDGER_ATTEMPTS = 8;
 /** An overflow retry aims this much lower than targetAt. */
 const OVERFLOW_TIGHTEN = 0.7;
 
@@ -560,22 +561,25 @@ export class Session {
     let next: Ledger = { decisions: [...this.ledger.decisions, ...decisions] };
     try {
       let put = await store.putDocument(LEDGER_NAMESPACE, this.id, next, this.ledgerVersion);
-      if (!put.ok) {
+      // Another worker committed first: apply these decisions on top of its ledger (later
+      // decisions win per key, so the union is a valid ledger) and try again.
+      for (let attempt = 1; !put.ok && attempt < LEDGER_ATTEMPTS; attempt++) {
         emit({
           type: 'ledger-conflict',
           expectedVersion: this.ledgerVersion,
           currentVersion: put.currentVersion,
         });
         const current = await store.getDocument<Ledger>(LEDGER_NAMESPACE, this.id);
+        this.ledgerVersion = current?.version ?? 0;
         next = { decisions: [...(current?.value.decisions ?? []), ...decisions] };
-        put = await store.putDocument(LEDGER_NAMESPACE, this.id, next, current?.version ?? 0);
+        put = await store.putDocument(LEDGER_NAMESPACE, this.id, next, this.ledgerVersion);
       }
       if (put.ok) this.ledgerVersion = put.version;
       else
         emit({
           type: 'store-failed',
           operation: 'putDocument',
-          error: 'ledger changed twice during one compaction',
+          error: `the ledger changed ${LEDGER_ATTEMPTS} times during one compaction`,
         });
     } catch (error) {
       emit({ type: 'store-failed', operation: 'putDocument', error: describeError(error) });
@@ -584,15 +588,21 @@ export class Session {
     return true;
   }
 
+  /**
+   * Reads the ledger and state before every call: another worker serving this session (or a
+   * restarted process) may have committed decisions since, and this projection must apply
+   * them too. Unchanged versions keep the parsed copies.
+   */
   private async load(emit: (e: BatonEvent) => void): Promise<void> {
-    if (this.loaded) return;
     const { store } = this.engine.options;
     try {
       const [ledger, state] = await Promise.all([
-        store.getDocument<Ledger>(LEDGER_NAMESPACE, this.id),
-        store.getDocument<SessionState>(STATE_NAMESPACE, this.id),
+        this.ledgerUnchanged().then((same) =>
+          same ? undefined : store.getDocument<Ledger>(LEDGER_NAMESPACE, this.id),
+        ),
+        this.loaded ? undefined : store.getDocument<SessionState>(STATE_NAMESPACE, this.id),
       ]);
-      if (ledger) {
+      if (ledger && ledger.version !== this.ledgerVersion) {
         this.ledger = ledger.value;
         this.ledgerVersion = ledger.version;
       }
@@ -608,6 +618,13 @@ export class Session {
     } catch (error) {
       emit({ type: 'store-failed', operation: 'getDocument', error: describeError(error) });
     }
+  }
+
+  /** True when the stored ledger is still the version held here (only stores that can tell cheaply). */
+  private async ledgerUnchanged(): Promise<boolean> {
+    const { store } = this.engine.options;
+    if (!this.loaded || !store.documentVersion) return false;
+    return (await store.documentVersion(LEDGER_NAMESPACE, this.id)) === this.ledgerVersion;
   }
 
   private async persistState(emit: (e: BatonEvent) => void): Promise<void> {

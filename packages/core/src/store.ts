@@ -30,6 +30,11 @@ export interface ArchiveRecord {
 export interface Store {
   getDocument<T>(namespace: string, key: string): Promise<VersionedDocument<T> | undefined>;
   /**
+   * Optional: only the version of a document (0 when absent), so a reader that already holds
+   * that version skips reading and parsing it again. Sessions check the ledger every call.
+   */
+  documentVersion?(namespace: string, key: string): Promise<number>;
+  /**
    * Writes when the stored version equals `expectedVersion` (`0` = must not exist yet).
    * Returns the new version, or the current one on conflict.
    */

@@ -183,6 +183,14 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       return row ? { value: JSON.parse(row.value) as T, version: row.version } : undefined;
     },
 
+    async documentVersion(namespace: string, key: string): Promise<number> {
+      const { rows } = await query<{ version: number }>(
+        `SELECT version FROM ${s}.documents WHERE tenant = $1 AND namespace = $2 AND key = $3`,
+        [tenant, id(namespace), id(key)],
+      );
+      return rows[0]?.version ?? 0;
+    },
+
     async putDocument<T>(
       namespace: string,
       key: string,

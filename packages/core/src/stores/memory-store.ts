@@ -40,6 +40,9 @@ export function memoryStore(): Store {
       const stored = documents.get(`${namespace}\u0000${key}`);
       return stored ? { value: JSON.parse(stored.value) as T, version: stored.version } : undefined;
     },
+    async documentVersion(namespace: string, key: string): Promise<number> {
+      return documents.get(`${namespace}\u0000${key}`)?.version ?? 0;
+    },
     async putDocument<T>(
       namespace: string,
       key: string,

@@ -142,6 +142,13 @@ export function sqliteStore(options: SqliteStoreOptions): Store & { close(): Pro
       return row ? { value: JSON.parse(row.value) as T, version: row.version } : undefined;
     },
 
+    async documentVersion(namespace: string, key: string): Promise<number> {
+      const row = (await db())
+        .prepare('SELECT version FROM baton_documents WHERE namespace = ? AND key = ?')
+        .get(namespace, key) as { version: number } | undefined;
+      return row?.version ?? 0;
+    },
+
     async putDocument<T>(
       namespace: string,
       key: string,
