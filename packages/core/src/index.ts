@@ -16,7 +16,7 @@ export {
   promptToEntries,
   withSystemBlock,
 } from './model-prompt.ts';
-export { NOTES_HEADING, type NoteSection, type NotesApi } from './notes.ts';
+export { NOTES_HEADING, type NoteSection, type NotesApi, type NotesDocument } from './notes.ts';
 export { NOTICES_HEADING, renderNotices } from './notices.ts';
 export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat } from './openai-chat.ts';
 export type { BatonOptions, ResolvedOptions } from './options.ts';
