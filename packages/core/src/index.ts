@@ -78,6 +78,7 @@ export {
   type Entry,
   type EntryMeta,
   entryText,
+  firstLine,
   inputText,
   type OpaquePart,
   outputText,

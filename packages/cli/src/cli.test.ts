@@ -1,0 +1,229 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { CORPUS_DIR, corpusAvailable } from '@baton/scenarios/support/transcripts.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const bin = fileURLToPath(new URL('../bin/baton.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'baton-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function baton(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const file = (name: string, content: unknown) => {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+};
+
+const page = (i: number) =>
+  `page ${i}\n${Array.from({ length: 120 }, (_, l) => `line ${l} of page ${i}: status ok`).join('\n')}`;
+
+/** The same conversation in the four accepted formats: a request, 30 tool rounds, an answer. */
+const ROUNDS = 30;
+const openai = {
+  messages: [
+    { role: 'system', content: 'You audit logs.' },
+    { role: 'user', content: 'Audit all pages.' },
+    ...Array.from({ length: ROUNDS }, (_, i) => [
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: `c${i}`, type: 'function', function: { name: 'read', arguments: `{"page":${i}}` } },
+        ],
+      },
+      { role: 'tool', tool_call_id: `c${i}`, content: page(i) },
+    ]).flat(),
+    { role: 'assistant', content: 'All pages are fine.' },
+  ],
+};
+const aiSdk = [
+  { role: 'system', content: 'You audit logs.' },
+  { role: 'user', content: 'Audit all pages.' },
+  ...Array.from({ length: ROUNDS }, (_, i) => [
+    {
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: `c${i}`, toolName: 'read', input: { page: i } }],
+    },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: `c${i}`,
+          toolName: 'read',
+          output: { type: 'text', value: page(i) },
+        },
+      ],
+    },
+  ]).flat(),
+  { role: 'assistant', content: [{ type: 'text', text: 'All pages are fine.' }] },
+];
+const langchain = [
+  {
+    lc: 1,
+    type: 'constructor',
+    id: ['langchain_core', 'messages', 'SystemMessage'],
+    kwargs: { content: 'You audit logs.' },
+  },
+  {
+    lc: 1,
+    type: 'constructor',
+    id: ['langchain_core', 'messages', 'HumanMessage'],
+    kwargs: { content: 'Audit all pages.' },
+  },
+  ...Array.from({ length: ROUNDS }, (_, i) => [
+    {
+      lc: 1,
+      type: 'constructor',
+      id: ['langchain_core', 'messages', 'AIMessage'],
+      kwargs: { content: '', tool_calls: [{ id: `c${i}`, name: 'read', args: { page: i } }] },
+    },
+    {
+      lc: 1,
+      type: 'constructor',
+      id: ['langchain_core', 'messages', 'ToolMessage'],
+      kwargs: { content: page(i), tool_call_id: `c${i}` },
+    },
+  ]).flat(),
+  {
+    lc: 1,
+    type: 'constructor',
+    id: ['langchain_core', 'messages', 'AIMessage'],
+    kwargs: { content: 'All pages are fine.' },
+  },
+];
+const anthropic = {
+  system: 'You audit logs.',
+  messages: [
+    { role: 'user', content: 'Audit all pages.' },
+    ...Array.from({ length: ROUNDS }, (_, i) => [
+      { role: 'assistant', content: [{ type: 'tool_use', id: `c${i}`, name: 'read', input: { page: i } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: `c${i}`, content: page(i) }] },
+    ]).flat(),
+    { role: 'assistant', content: [{ type: 'text', text: 'All pages are fine.' }] },
+  ],
+};
+
+describe('the baton binary', () => {
+  it('prints its usage with --help and exits 0; without a command it exits 2', async () => {
+    const help = await baton('--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('baton replay <file>');
+    expect((await baton()).code).toBe(2);
+  });
+
+  for (const [format, content, label] of [
+    ['openai', openai, 'OpenAI Chat Completions'],
+    ['ai-sdk', aiSdk, 'AI SDK ModelMessage'],
+    ['langchain', langchain, 'LangChain serialized messages'],
+    ['anthropic', anthropic, 'Anthropic Messages API'],
+  ] as const) {
+    it(`detects ${label} and replays it: every format gives the same numbers`, async () => {
+      const result = await baton('replay', file(`${format}.json`, content), '--window', '8k');
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(label);
+      // Not a TTY: plain progress lines, one per event.
+      expect(result.stderr).toMatch(/^step \d+: fold-tool-results: /m);
+      expect(result.stdout).toMatch(/^Baton\s+\d+\s+[\d,]+\s+0\s+0\s/m);
+      const baton31 = /^Baton.*$/m.exec(result.stdout)?.[0];
+      const reference = /^Baton.*$/m.exec(
+        (await baton('replay', file('openai.json', openai), '--window', '8k')).stdout,
+      )?.[0];
+      expect(baton31).toBe(reference);
+    });
+  }
+
+  it('rejects an unknown file with one clear error naming the accepted formats, exit 2, no stack trace', async () => {
+    for (const [name, content, found] of [
+      ['not-json.json', 'hello', 'text that is not JSON'],
+      ['object.json', { foo: 1, bar: [] }, 'an object with keys foo, bar'],
+      ['numbers.json', [1, 2, 3], 'an array of 3 whose first item is number'],
+      ['empty.json', [], 'an empty list of messages'],
+    ] as const) {
+      const result = await baton('replay', file(name, content));
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`found ${found}`);
+      expect(result.stderr).toContain('Anthropic Messages API');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    const missing = await baton('replay', join(dir, 'nope.json'));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no such file');
+  });
+
+  it('rejects bad options with exit 2', async () => {
+    const path = file('ok.json', openai);
+    for (const args of [
+      ['--window', 'lots'],
+      ['--self-compact', 'poetry'],
+      ['--store', 'redis://x'],
+      ['--interval', '0'],
+      ['--frobnicate'],
+    ]) {
+      const result = await baton('replay', path, ...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain('baton:');
+    }
+    expect((await baton('explode', path)).code).toBe(2);
+  });
+
+  it('inspects: tokens by role and tool, largest messages, what pinning would cost', async () => {
+    const result = await baton('inspect', file('inspect.json', openai), '--window', '32k');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^ {2}tool\s+30 messages/m);
+    expect(result.stdout).toMatch(/^ {2}read\s+30 calls/m);
+    expect(result.stdout).toContain('largest messages:');
+    expect(result.stdout).toMatch(/read\s+[\d,]+ tokens = [\d.]+% of the budget/);
+  });
+
+  it('writes a self-contained HTML report and keeps its archive in a SQLite store', async () => {
+    const report = join(dir, 'report.html');
+    const db = join(dir, 'replay.db');
+    const result = await baton(
+      'replay',
+      file('r.json', openai),
+      '--window',
+      '8k',
+      '--store',
+      `sqlite:${db}`,
+      '--report',
+      report,
+      '--self-compact',
+      'general',
+    );
+    expect(result.code).toBe(0);
+    const html = readFileSync(report, 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
+    expect(html).toContain('<polyline class="series baton"');
+    expect(html).toContain('targetAt');
+    expect(html).toMatch(/<td>\d+<\/td><td>stage-completed<\/td>/);
+    expect(result.stdout).toMatch(/\d+ entries archived/);
+  });
+
+  it.skipIf(!corpusAvailable)('replays a real transcript from the corpus', async () => {
+    const result = await baton(
+      'replay',
+      join(CORPUS_DIR, 'customer-service-tau-bench-airline.json'),
+      '--window',
+      '16k',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^no compaction/m);
+  });
+});

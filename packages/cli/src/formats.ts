@@ -1,0 +1,180 @@
+import {
+  type Entry,
+  fromOpenAIChat,
+  type OpenAIMessage,
+  type OpenAIToolCall,
+  type PromptMessage,
+  promptToEntries,
+} from '@baton/core';
+
+export type FormatName = 'openai-chat' | 'ai-sdk' | 'langchain' | 'anthropic';
+
+export const FORMATS: Readonly<Record<FormatName, string>> = {
+  'openai-chat': 'OpenAI Chat Completions messages (an array, or { messages: [...] })',
+  'ai-sdk': 'AI SDK ModelMessage[] (content parts: text, tool-call, tool-result)',
+  langchain: 'LangChain serialized messages (toJSON() / messages_to_dict: human, ai, tool, system)',
+  anthropic: 'Anthropic Messages API ({ system?, messages } with tool_use / tool_result blocks)',
+};
+
+/** The file is not a transcript Baton can read: says what it accepts and what it found. */
+export class TranscriptFormatError extends Error {
+  override readonly name = 'TranscriptFormatError';
+}
+
+export interface Transcript {
+  format: FormatName;
+  /** The conversation; an Anthropic top-level system prompt becomes its first (system) entry. */
+  entries: Entry[];
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? ''));
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) {
+    const first = value[0];
+    return value.length === 0
+      ? 'an empty array'
+      : `an array of ${value.length} whose first item is ${isObject(first) ? `an object with keys ${Object.keys(first).slice(0, 6).join(', ')}` : typeof first}`;
+  }
+  if (isObject(value)) return `an object with keys ${Object.keys(value).slice(0, 8).join(', ') || '(none)'}`;
+  return `a ${value === null ? 'null' : typeof value}`;
+}
+
+function fail(found: string): never {
+  throw new TranscriptFormatError(
+    `not a transcript Baton can read: found ${found}.\nAccepted formats:\n${Object.values(FORMATS)
+      .map((f) => `  - ${f}`)
+      .join('\n')}`,
+  );
+}
+
+const LC_TYPES: Record<string, OpenAIMessage['role']> = {
+  human: 'user',
+  HumanMessage: 'user',
+  ai: 'assistant',
+  AIMessage: 'assistant',
+  AIMessageChunk: 'assistant',
+  tool: 'tool',
+  ToolMessage: 'tool',
+  system: 'system',
+  SystemMessage: 'system',
+};
+
+/** One LangChain message (`toJSON()` constructor form or `messages_to_dict` form) as OpenAI chat. */
+function fromLangChain(message: Json): OpenAIMessage {
+  const constructorId = Array.isArray(message.id) ? String(message.id.at(-1)) : undefined;
+  const kind = constructorId ?? String(message.type);
+  const data = (message.kwargs ?? message.data ?? message) as Json;
+  const role = LC_TYPES[kind];
+  if (!role) fail(`a LangChain message of unknown type ${JSON.stringify(kind)}`);
+  const content = Array.isArray(data.content)
+    ? (data.content as Json[]).map((p) => (p.type === 'text' ? String(p.text) : JSON.stringify(p))).join('\n')
+    : text(data.content);
+  if (role === 'tool') return { role, content, tool_call_id: String(data.tool_call_id) };
+  const calls = (data.tool_calls ?? []) as Json[];
+  return calls.length > 0
+    ? {
+        role,
+        content: content.length > 0 ? content : null,
+        tool_calls: calls.map(
+          (c): OpenAIToolCall => ({
+            id: String(c.id),
+            type: 'function',
+            function: { name: String(c.name), arguments: JSON.stringify(c.args ?? {}) },
+          }),
+        ),
+      }
+    : { role, content };
+}
+
+/** Anthropic Messages API messages as OpenAI chat: tool_use blocks become tool calls, tool_result blocks tool messages. */
+function fromAnthropic(messages: Json[]): OpenAIMessage[] {
+  const out: OpenAIMessage[] = [];
+  for (const message of messages) {
+    const role = message.role === 'assistant' ? 'assistant' : 'user';
+    if (typeof message.content === 'string') {
+      out.push({ role, content: message.content });
+      continue;
+    }
+    const blocks = (message.content ?? []) as Json[];
+    const texts = blocks.filter((b) => b.type === 'text').map((b) => String(b.text));
+    if (role === 'assistant') {
+      const calls = blocks
+        .filter((b) => b.type === 'tool_use')
+        .map(
+          (b): OpenAIToolCall => ({
+            id: String(b.id),
+            type: 'function',
+            function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) },
+          }),
+        );
+      out.push({
+        role,
+        content: texts.length > 0 ? texts.join('\n') : null,
+        ...(calls.length > 0 ? { tool_calls: calls } : {}),
+      });
+      continue;
+    }
+    for (const block of blocks.filter((b) => b.type === 'tool_result')) {
+      const content = Array.isArray(block.content)
+        ? (block.content as Json[])
+            .map((c) => (c.type === 'text' ? String(c.text) : JSON.stringify(c)))
+            .join('\n')
+        : text(block.content);
+      out.push({ role: 'tool', tool_call_id: String(block.tool_use_id), content });
+    }
+    if (texts.length > 0) out.push({ role: 'user', content: texts.join('\n') });
+  }
+  return out;
+}
+
+const hasRole = (m: unknown) => isObject(m) && typeof m.role === 'string';
+
+function detectArray(messages: unknown[], anthropicSystem: unknown): Transcript {
+  if (messages.length === 0) fail('an empty list of messages');
+  const objects = messages.filter(isObject);
+  if (objects.length !== messages.length) fail(describe(messages));
+  // LangChain: constructor form ({ lc, type: 'constructor', id, kwargs }) or dict form ({ type, data }).
+  if (
+    objects.every(
+      (m) => (m.lc === 1 && Array.isArray(m.id)) || (typeof m.type === 'string' && isObject(m.data)),
+    )
+  ) {
+    return { format: 'langchain', entries: fromOpenAIChat(objects.map(fromLangChain)) };
+  }
+  if (!objects.every(hasRole)) fail(describe(messages));
+  const parts = objects.flatMap((m) => (Array.isArray(m.content) ? (m.content as Json[]) : []));
+  if (parts.some((p) => p.type === 'tool_use' || p.type === 'tool_result') || anthropicSystem !== undefined) {
+    const system = typeof anthropicSystem === 'string' ? anthropicSystem : undefined;
+    const converted = fromAnthropic(objects);
+    return {
+      format: 'anthropic',
+      entries: fromOpenAIChat(system ? [{ role: 'system', content: system }, ...converted] : converted),
+    };
+  }
+  if (
+    parts.some((p) => p.type === 'tool-call' || p.type === 'tool-result') ||
+    objects.some((m) => m.role === 'tool' && Array.isArray(m.content))
+  ) {
+    return { format: 'ai-sdk', entries: promptToEntries(objects as unknown as PromptMessage[]) };
+  }
+  if (objects.every((m) => ['system', 'developer', 'user', 'assistant', 'tool'].includes(String(m.role)))) {
+    return { format: 'openai-chat', entries: fromOpenAIChat(objects as OpenAIMessage[]) };
+  }
+  return fail(describe(messages));
+}
+
+/** Reads a transcript in any of the accepted formats, detected from its shape. */
+export function parseTranscript(raw: string): Transcript {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return fail(`text that is not JSON (${(error as Error).message})`);
+  }
+  if (Array.isArray(value)) return detectArray(value, undefined);
+  if (isObject(value) && Array.isArray(value.messages)) return detectArray(value.messages, value.system);
+  return fail(describe(value));
+}

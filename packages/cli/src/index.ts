@@ -1,0 +1,19 @@
+export {
+  FORMATS,
+  type FormatName,
+  parseTranscript,
+  type Transcript,
+  TranscriptFormatError,
+} from './formats.ts';
+export { type Inspection, inspectTranscript } from './inspect.ts';
+export { type Io, main, USAGE, UsageError } from './main.ts';
+export {
+  heuristicJudge,
+  modelCalls,
+  type PolicySummary,
+  type ReplayOptions,
+  type ReplayResult,
+  replay,
+  type StepRecord,
+} from './replay.ts';
+export { describeEvent, renderReport } from './report.ts';

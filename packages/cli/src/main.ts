@@ -1,0 +1,240 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createBaton, memoryStore, RUBRICS, type RubricName, type Store, sqliteStore } from '@baton/core';
+import { FORMATS, parseTranscript, TranscriptFormatError } from './formats.ts';
+import { inspectTranscript } from './inspect.ts';
+import { type ReplayResult, replay, type StepRecord } from './replay.ts';
+import { describeEvent, renderReport } from './report.ts';
+
+export const USAGE = `baton: what Baton would have done to your agent's transcript
+
+  baton replay <file> [--window 128k] [--model gpt-4o] [--pinned a,b] [--self-compact search]
+                      [--store sqlite:./baton.db] [--report out.html] [--interval 10]
+  baton inspect <file> [--window 128k] [--model gpt-4o]
+
+  <file>: ${Object.values(FORMATS).join('; ')}.
+  --window        context window in tokens (128k, 1m or a number); default: the model's, else 128k
+  --self-compact  probes with a rubric (${Object.keys(RUBRICS).join(', ')}); offline, answered by a heuristic
+  --store         memory (default) or sqlite:<path>
+  --interval      steps between compactions of the fixed-interval baseline (default 10)
+
+Exit codes: 0 done, 2 bad arguments or an unreadable transcript, 1 anything else.`;
+
+/** A usage problem: reported in one line with the usage, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  /** A TTY gets a live progress bar; anything else plain lines. */
+  isTTY: boolean;
+}
+
+function parseWindow(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const match = /^(\d+(?:\.\d+)?)\s*([km]?)$/i.exec(raw.trim());
+  if (!match)
+    throw new UsageError(`--window: expected tokens like 128k, 1m or 32000, got ${JSON.stringify(raw)}`);
+  const scale = { '': 1, k: 1_000, m: 1_000_000 }[(match[2] as string).toLowerCase() as '' | 'k' | 'm'];
+  const tokens = Math.round(Number(match[1]) * scale);
+  if (tokens < 1_000) throw new UsageError(`--window: ${tokens} tokens is too small for a context window`);
+  return tokens;
+}
+
+function parseStore(raw: string | undefined): Store | undefined {
+  if (raw === undefined || raw === 'memory') return undefined;
+  if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length)
+    return sqliteStore({ path: raw.slice('sqlite:'.length) });
+  throw new UsageError(`--store: expected memory or sqlite:<path>, got ${JSON.stringify(raw)}`);
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function progress(io: Io) {
+  let last = '';
+  return (record: StepRecord, total: number) => {
+    const events = record.events.map(describeEvent).filter((e): e is string => e !== undefined);
+    if (events.length > 0) last = events.at(-1) as string;
+    if (io.isTTY) {
+      const width = 24;
+      const done = Math.round((record.step / total) * width);
+      io.err(
+        `\r[${'#'.repeat(done)}${'-'.repeat(width - done)}] step ${record.step}/${total}  context ${fmt(record.baton)} tokens  ${last}`
+          .slice(0, 150)
+          .padEnd(150),
+      );
+      if (record.step === total) io.err('\n');
+    } else {
+      for (const event of events) io.err(`step ${record.step}: ${event}\n`);
+    }
+  };
+}
+
+function summaryTable(result: ReplayResult): string {
+  const rows = [
+    ['policy', 'compactions', 'peak tokens', 'over budget', 'opening lost', 'tokens billed'],
+    ...result.policies.map((p) => [
+      p.name,
+      String(p.compactions),
+      fmt(p.peak),
+      String(p.overBudget),
+      String(p.openingLost),
+      fmt(p.billed),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] as string).length)));
+  return rows
+    .map((r) =>
+      r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '),
+    )
+    .join('\n');
+}
+
+async function runReplay(file: string, values: Record<string, string | undefined>, io: Io): Promise<void> {
+  const transcript = parseTranscript(readFileSync(file, 'utf8'));
+  const rubric = values['self-compact'];
+  if (rubric !== undefined && !(rubric in RUBRICS))
+    throw new UsageError(
+      `--self-compact: expected one of ${Object.keys(RUBRICS).join(', ')}, got ${JSON.stringify(rubric)}`,
+    );
+  const interval = Number(values.interval ?? 10);
+  if (!Number.isInteger(interval) || interval < 1)
+    throw new UsageError('--interval: expected a positive whole number of steps');
+  const contextWindow = parseWindow(values.window) ?? (values.model ? undefined : 128_000);
+  const store = parseStore(values.store);
+  const pinned = (values.pinned ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const settings = [
+    values.model ? `model ${values.model}` : '',
+    contextWindow ? `window ${fmt(contextWindow)}` : '',
+    pinned.length ? `pinned ${pinned.join(', ')}` : '',
+    rubric ? `self-compact ${rubric}` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  io.err(
+    `replaying ${basename(file)} (${FORMATS[transcript.format]}, ${transcript.entries.length} messages), ${settings}\n`,
+  );
+  const result = await replay(
+    transcript.entries,
+    {
+      ...(contextWindow ? { contextWindow } : {}),
+      ...(values.model ? { model: values.model } : {}),
+      pinned,
+      ...(rubric ? { selfCompact: rubric as RubricName } : {}),
+      ...(store ? { store } : {}),
+      interval,
+    },
+    progress(io),
+  );
+  await (store as { close?: () => Promise<void> } | undefined)?.close?.();
+  io.out(`\n${summaryTable(result)}\n`);
+  io.out(
+    `\n${result.archived} entries archived (recallable verbatim)${result.probes ? `, ${result.probes} probes` : ''}.\n`,
+  );
+  if (values.report) {
+    writeFileSync(
+      values.report,
+      renderReport(result, { file: basename(file), format: FORMATS[transcript.format], settings }),
+    );
+    io.out(`report: ${values.report}\n`);
+  }
+}
+
+function runInspect(file: string, values: Record<string, string | undefined>, io: Io): void {
+  const transcript = parseTranscript(readFileSync(file, 'utf8'));
+  const contextWindow = parseWindow(values.window) ?? (values.model ? undefined : 128_000);
+  const options = createBaton({
+    ...(contextWindow ? { contextWindow } : {}),
+    ...(values.model ? { model: values.model } : {}),
+  }).options;
+  const report = inspectTranscript(transcript.entries, options.tokenizer, options.inputBudget);
+  const lines = [
+    `${basename(file)}: ${FORMATS[transcript.format]}`,
+    `${report.messages} messages, ${fmt(report.total)} tokens (${options.tokenizer.name}); input budget ${fmt(options.inputBudget)}`,
+    '',
+    'by role:',
+    ...report.byRole.map(
+      (r) =>
+        `  ${r.role.padEnd(10)} ${String(r.messages).padStart(5)} messages ${fmt(r.tokens).padStart(10)} tokens`,
+    ),
+    '',
+    'by tool (results):',
+    ...report.byTool.map(
+      (t) =>
+        `  ${t.tool.padEnd(24)} ${String(t.calls).padStart(5)} calls ${fmt(t.resultTokens).padStart(10)} tokens, largest ${fmt(t.largest)}`,
+    ),
+    '',
+    'largest messages:',
+    ...report.largest.map(
+      (m) =>
+        `  #${String(m.index).padEnd(5)} ${m.role.padEnd(9)} ${fmt(m.tokens).padStart(8)} ${m.tool ? `[${m.tool}] ` : ''}${m.preview}`,
+    ),
+    '',
+    'pinning a tool keeps all its results verbatim; it would take:',
+    ...report.pinning.map(
+      (p) =>
+        `  ${p.tool.padEnd(24)} ${fmt(p.tokens).padStart(10)} tokens = ${(100 * p.shareOfBudget).toFixed(1)}% of the budget${p.shareOfBudget > 0.5 ? ' (too much to pin)' : ''}`,
+    ),
+  ];
+  io.out(`${lines.join('\n')}\n`);
+}
+
+/** The CLI: returns the exit code, never throws. */
+export async function main(argv: string[], io: Io): Promise<number> {
+  try {
+    const { positionals, values } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        window: { type: 'string' },
+        model: { type: 'string' },
+        pinned: { type: 'string' },
+        'self-compact': { type: 'string' },
+        store: { type: 'string' },
+        report: { type: 'string' },
+        interval: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    const [command, file, ...extra] = positionals;
+    if (values.help || command === undefined || command === 'help') {
+      io.out(`${USAGE}\n`);
+      return values.help || command === 'help' ? 0 : 2;
+    }
+    if (command !== 'replay' && command !== 'inspect')
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    if (file === undefined) throw new UsageError(`${command}: which transcript file?`);
+    if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+    const strings = values as Record<string, string | undefined>;
+    if (command === 'replay') await runReplay(file, strings, io);
+    else runInspect(file, strings, io);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`baton: ${(error as Error).message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof TranscriptFormatError) {
+      io.err(`baton: ${error.message}\n`);
+      return 2;
+    }
+    if ((error as { code?: string }).code === 'ENOENT' || (error as { code?: string }).code === 'EISDIR') {
+      io.err(
+        `baton: cannot read ${(error as { path?: string }).path}: ${(error as { code: string }).code === 'ENOENT' ? 'no such file' : 'is a directory'}\n`,
+      );
+      return 2;
+    }
+    if ((error as Error).name === 'BatonConfigError') {
+      io.err(`baton: ${(error as Error).message}\n`);
+      return 2;
+    }
+    io.err(`baton: unexpected error: ${(error as Error).stack ?? error}\n`);
+    return 1;
+  }
+}
