@@ -56,16 +56,21 @@ function chart(result: ReplayResult, labels: Record<string, string>): string {
         .map((s) => `${x(s.step).toFixed(1)},${y(s[key]).toFixed(1)}`)
         .join(' ')}"><title>${escape(labels[key] as string)}</title></polyline>`,
   );
+  // Labels at the left edge, pushed apart when thresholds are close (compactAt, warnAt, targetAt often are).
+  let labelY = Number.NEGATIVE_INFINITY;
   const thresholds = [
     { label: 'budget', tokens: result.budget, color: '#d93025' },
     { label: 'compactAt', tokens: result.thresholds.compact, color: '#f29900' },
     { label: 'warnAt', tokens: result.thresholds.warn, color: '#c5a000' },
     { label: 'targetAt', tokens: result.thresholds.target, color: '#188038' },
-  ].map(
-    (t) =>
-      `<line x1="${pad.left}" x2="${W - pad.right}" y1="${y(t.tokens).toFixed(1)}" y2="${y(t.tokens).toFixed(1)}" stroke="${t.color}" stroke-dasharray="6 4"/>` +
-      `<text x="${W - pad.right - 4}" y="${(y(t.tokens) - 4).toFixed(1)}" text-anchor="end" fill="${t.color}" font-size="11">${t.label} ${fmt(t.tokens)}</text>`,
-  );
+  ].map((t) => {
+    const lineY = y(t.tokens);
+    labelY = Math.max(lineY - 4, labelY + 13);
+    return (
+      `<line x1="${pad.left}" x2="${W - pad.right}" y1="${lineY.toFixed(1)}" y2="${lineY.toFixed(1)}" stroke="${t.color}" stroke-dasharray="6 4"/>` +
+      `<text x="${pad.left + 6}" y="${labelY.toFixed(1)}" fill="${t.color}" font-size="11" paint-order="stroke" stroke="#fff" stroke-width="3">${t.label} ${fmt(t.tokens)}</text>`
+    );
+  });
   const markers = steps.flatMap((s) =>
     s.events.flatMap((event) => {
       const text = describeEvent(event);
@@ -145,7 +150,7 @@ body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24
 h1{font-size:20px;margin:0 0 4px} .meta{color:#5f6368;margin-bottom:16px}
 table{border-collapse:collapse;margin:12px 0 24px;width:100%} th,td{border-bottom:1px solid #e0e0e0;padding:4px 8px;text-align:right}
 th:first-child,td:first-child{text-align:left}
-.events td:nth-child(2),.events td:nth-child(3){text-align:left}
+.events td,.events th{text-align:left} .events td:first-child,.events th:first-child{text-align:right;width:4em}
 .key{margin-right:14px;white-space:nowrap} .key i{display:inline-block;width:14px;height:3px;margin-right:5px;vertical-align:middle}
 </style></head><body>
 <h1>Baton replay of ${escape(meta.file)}</h1>
