@@ -48,6 +48,8 @@ export const selfCompactSchema = z
     cooldownSteps: count.default(4),
     maxCompactions: count.default(8),
     timeoutMs: z.number().int().positive().default(30_000),
+    /** Continuation summaries by the host model (default) or by the configured `summarizer`. */
+    modelSummaries: z.boolean().default(true),
     judge: fnOf<ProbeJudge>('a function (request) => Promise<{ output }>').optional(),
     complete: fnOf<TextCompletion>('a function (request) => Promise<string>').optional(),
   })

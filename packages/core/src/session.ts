@@ -484,7 +484,7 @@ export class Session {
   ): { summarizer: Summarizer; memo: Map<string, string> } | undefined {
     const config = this.engine.options.selfCompact;
     const complete = config?.complete ?? model?.complete;
-    if (!config || !complete) return undefined;
+    if (!config || !complete || !config.modelSummaries) return undefined;
     let cached = this.engine.continuations.get(complete);
     if (!cached) {
       cached = { summarizer: continuationSummarizer(complete, config.rubric), memo: new Map() };
