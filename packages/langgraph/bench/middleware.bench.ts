@@ -4,15 +4,15 @@
  * ../shared/corpus replayed as agent loops: how often the model was sent more than the
  * budget, and how many orphaned tool messages reached it. Run: `pnpm bench`.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { gptTokenizer, type OpenAIMessage, pairingViolation, TokenCounter } from '@baton/core';
+import { gptTokenizer, pairingViolation, TokenCounter } from '@baton/core';
 import {
-  AIMessage,
-  type BaseMessage,
-  HumanMessage,
-  SystemMessage,
-  ToolMessage,
-} from '@langchain/core/messages';
+  BENCH_BUDGET,
+  BENCH_WINDOW,
+  benchCorpus,
+  generatedHistory,
+  toLangChainMessages,
+} from '@baton/scenarios/support/bench-histories.ts';
+import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import {
   ClearToolUsesEdit,
   contextEditingMiddleware,
@@ -22,66 +22,14 @@ import {
 } from 'langchain';
 import { batonMiddleware, toEntries } from '../src/index.ts';
 
-const WINDOW = 32_000;
-const BUDGET = WINDOW - 6_400; // Baton's default output reserve at this window
+const WINDOW = BENCH_WINDOW;
+const BUDGET = BENCH_BUDGET;
 const counter = new TokenCounter(gptTokenizer(), 512);
 
-function toLangChain(messages: readonly OpenAIMessage[], suffix = ''): BaseMessage[] {
-  return messages.map((m) => {
-    const content = typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '');
-    if (m.role === 'system' || m.role === 'developer') return new SystemMessage(content);
-    if (m.role === 'user') return new HumanMessage(content);
-    if (m.role === 'tool') return new ToolMessage({ content, tool_call_id: `${m.tool_call_id}${suffix}` });
-    return new AIMessage({
-      content,
-      tool_calls: (m.tool_calls ?? []).map((c) => {
-        let args: Record<string, unknown>;
-        try {
-          args = JSON.parse(c.function.arguments) as Record<string, unknown>;
-        } catch {
-          args = { raw: c.function.arguments };
-        }
-        return { id: `${c.id}${suffix}`, name: c.function.name, args, type: 'tool_call' as const };
-      }),
-    });
-  });
-}
-
-const corpusDir = new URL('../../../../shared/corpus/transcripts/', import.meta.url);
-if (!existsSync(corpusDir)) {
-  console.error('../shared/corpus/transcripts not found: this benchmark needs the real transcripts');
-  process.exit(1);
-}
-const transcripts = readdirSync(corpusDir)
-  .filter((f) => f.endsWith('.json'))
-  .sort()
-  .map((f) => ({
-    name: f.replace(/\.json$/, ''),
-    messages: (JSON.parse(readFileSync(new URL(f, corpusDir), 'utf8')) as { messages: OpenAIMessage[] })
-      .messages,
-  }));
-
-/** A history of n messages from the transcripts, copies with unique tool-call ids, ending on a user message. */
-function history(n: number): BaseMessage[] {
-  const out: BaseMessage[] = [];
-  for (let copy = 0; out.length < n; copy++) {
-    for (const t of transcripts)
-      out.push(
-        ...toLangChain(
-          t.messages.filter((m) => m.role !== 'system'),
-          `_${copy}`,
-        ),
-      );
-  }
-  const cut = out.slice(0, n - 1);
-  while (
-    cut.length > 0 &&
-    cut.at(-1)!.type === 'ai' &&
-    ((cut.at(-1) as AIMessage).tool_calls?.length ?? 0) > 0
-  )
-    cut.pop();
-  return [...cut, new HumanMessage('and now?')];
-}
+const transcripts = benchCorpus();
+const toLangChain = toLangChainMessages;
+/** A history of n messages from the transcripts (unique tool-call ids), ending on a user message. */
+const history = (n: number): BaseMessage[] => toLangChainMessages(generatedHistory(transcripts, n));
 
 type Variant = { name: string; middleware: () => unknown[] };
 const summarizerModel = () => {

@@ -18,48 +18,26 @@ import {
   tiktokenTokenizer,
   toOpenAIChat,
 } from '@baton/core';
-import { CORPUS_MISSING, corpusAvailable, loadCorpus } from '@baton/scenarios/support/transcripts.ts';
+import {
+  BENCH_BUDGET,
+  BENCH_WINDOW,
+  benchCorpus,
+  generatedHistory,
+  referenceTokens,
+  toModelPrompt,
+} from '@baton/scenarios/support/bench-histories.ts';
 import { TokenLimiterProcessor, ToolCallFilter } from '@mastra/core/processors';
 import { batonProcessor } from '../src/index.ts';
 
-const WINDOW = 32_000;
-const BUDGET = WINDOW - 6_400; // Baton's default output reserve at this window
+const WINDOW = BENCH_WINDOW;
+const BUDGET = BENCH_BUDGET;
 const counter = new TokenCounter(gptTokenizer(), 512);
 
-if (!corpusAvailable) {
-  console.error(CORPUS_MISSING);
-  process.exit(1);
-}
-const transcripts = loadCorpus();
+const transcripts = benchCorpus();
 
-/** A transcript's messages as the provider-shaped prompt `processLLMRequest` receives. */
-function promptOf(messages: Parameters<typeof fromOpenAIChat>[0]): PromptMessage[] {
-  return structuredClone(entriesToPrompt(fromOpenAIChat(messages)));
-}
-
-/** A history of n messages from the transcripts, copies with unique tool-call ids, ending on a user message. */
-function history(n: number): PromptMessage[] {
-  const out: PromptMessage[] = [];
-  for (let copy = 0; out.length < n; copy++) {
-    for (const t of transcripts) {
-      const messages = t.messages
-        .filter((m) => m.role !== 'system')
-        .map((m) => ({
-          ...m,
-          ...(m.tool_call_id ? { tool_call_id: `${m.tool_call_id}_${copy}` } : {}),
-          ...(m.tool_calls ? { tool_calls: m.tool_calls.map((c) => ({ ...c, id: `${c.id}_${copy}` })) } : {}),
-        }));
-      out.push(...promptOf(messages));
-    }
-  }
-  const cut = out.slice(0, n - 1);
-  while (cut.length > 0 && cut.at(-1)!.role === 'assistant') cut.pop();
-  return [
-    { role: 'system', content: 'You are a coding agent.' },
-    ...cut,
-    { role: 'user', content: 'and now?' },
-  ];
-}
+const promptOf = toModelPrompt;
+/** A history of n messages from the transcripts as the provider-shaped prompt, ending on a new user message. */
+const history = (n: number): PromptMessage[] => toModelPrompt(generatedHistory(transcripts, n));
 
 interface Variant {
   name: string;
@@ -125,21 +103,8 @@ function resultsOf(prompt: PromptMessage[]) {
 const exact = (prompt: PromptMessage[]) =>
   promptToEntries(prompt).reduce((sum, e) => sum + counter.raw(e), 0);
 
-/**
- * The reference count, independent of Baton's counter: tiktoken's o200k BPE over what an
- * OpenAI-style provider tokenizes (content, tool names and arguments), plus its documented
- * framing of 3 tokens per message and 3 for the reply.
- */
 const tiktoken = await tiktokenTokenizer('o200k_base');
-function reference(prompt: PromptMessage[]): number {
-  let total = 3;
-  for (const m of toOpenAIChat(promptToEntries(prompt))) {
-    total += 3 + tiktoken.count(typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? ''));
-    for (const call of m.tool_calls ?? [])
-      total += tiktoken.count(call.function.name + call.function.arguments);
-  }
-  return total;
-}
+const reference = (prompt: PromptMessage[]) => referenceTokens(promptToEntries(prompt), tiktoken);
 
 console.log(
   `# @baton/mastra vs Mastra's context processors (Node ${process.version}, ${new Date().toISOString()})\n`,
