@@ -1,12 +1,17 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { VERBATIM_HEADING } from '@baton/core';
+import {
+  codingProbeAnswer,
+  EAGER_CODING_PROBES,
+  PROBE_MARKER,
+} from '@baton/scenarios/support/self-compaction.ts';
 import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { filler, scriptedModel } from '../test/scripted-model.ts';
 import { type BatonEvent, createBaton } from './index.ts';
 
-const PROBE = '[baton] Context check.';
+const PROBE = PROBE_MARKER;
 const textOf = (prompt: LanguageModelV4Prompt) => JSON.stringify(prompt);
 const isProbe = (prompt: LanguageModelV4Prompt) => textOf(prompt.slice(-1)).includes(PROBE);
 const isSummary = (prompt: LanguageModelV4Prompt) =>
@@ -17,14 +22,7 @@ describe('SELFCOMPACT through generateText: probes and summaries by the wrapped 
     const events: BatonEvent[] = [];
     const baton = createBaton({
       contextWindow: 32_000,
-      selfCompact: {
-        rubric: 'coding',
-        probeEvery: 1,
-        minSteps: 2,
-        minTokens: 0,
-        cooldownSteps: 0,
-        maxCompactions: 1,
-      },
+      selfCompact: EAGER_CODING_PROBES,
       onEvent: (e) => events.push(e),
     });
     const session = baton.session('coding');
@@ -32,15 +30,7 @@ describe('SELFCOMPACT through generateText: probes and summaries by the wrapped 
     let agentCalls = 0;
     const { model, prompts } = scriptedModel(({ prompt, visible }) => {
       if (isProbe(prompt)) {
-        const closed = visible.includes('tests: 12 passed');
-        const criteria = ['CYCLE-CLOSED', 'FILES-KNOWN', 'COMMANDS-KNOWN', 'TESTS-KNOWN', 'NEXT-EDIT'].map(
-          (id) => ({
-            id,
-            answer: id === 'CYCLE-CLOSED' && !closed ? 'N' : 'Y',
-            evidence: closed ? 'tests: 12 passed' : 'edit pending',
-          }),
-        );
-        return { text: JSON.stringify({ criteria, decision: closed ? 'COMPRESS' : 'CONTINUE' }) };
+        return { text: JSON.stringify(codingProbeAnswer(visible.includes('tests: 12 passed'))) };
       }
       if (isSummary(prompt))
         return { text: `${VERBATIM_HEADING}\n- tests: 12 passed\n\nEdited src/date_*.ts; tests pass.` };

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 /**
  * Thrown synchronously at the boundary when options are invalid. The message names the
  * field and what it accepts, e.g. `[baton] [options] compactAt: expected a number in (0, 1], received 1.5`.
@@ -10,6 +12,18 @@ export class BatonConfigError extends Error {
     super(message);
     this.fields = fields;
   }
+}
+
+/**
+ * Validates the options of a factory (a store, an adapter) with its zod schema; a bad value
+ * throws `BatonConfigError` naming the factory and the first offending field.
+ */
+export function parseOptions<S extends z.ZodType>(schema: S, options: unknown, factory: string): z.output<S> {
+  const parsed = schema.safeParse(options);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issue?.path.map(String) ?? [];
+  throw new BatonConfigError(`[baton] [${factory}] ${path.join('.') || 'options'}: ${issue?.message}`, path);
 }
 
 /** Renders any thrown value as a short single-line message for events (never content of entries). */

@@ -1,4 +1,5 @@
-import { type BatonEvent, RUBRICS, VERBATIM_HEADING } from '@baton/core';
+import { type BatonEvent, VERBATIM_HEADING } from '@baton/core';
+import { codingProbeAnswer, EAGER_CODING_PROBES } from '@baton/scenarios/support/self-compaction.ts';
 import { filler } from '@baton/scenarios/support/text.ts';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { InMemoryStore } from '@langchain/langgraph';
@@ -7,14 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { batonMiddleware } from './index.ts';
 
-const answers = (closed: boolean) => ({
-  criteria: RUBRICS.coding.criteria.map((c) => ({
-    id: c.id,
-    answer: c.id === 'CYCLE-CLOSED' && !closed ? 'N' : 'Y',
-    evidence: closed ? 'tests: 12 passed' : 'edit in progress',
-  })),
-  decision: closed ? 'COMPRESS' : 'CONTINUE',
-});
+const answers = codingProbeAnswer;
 
 describe('SELFCOMPACT through createAgent: the agent’s chat model judges and summarizes', () => {
   it('probes with withStructuredOutput, compresses after the passing test cycle with a model-written summary, and keeps the probe out of the state', async () => {
@@ -57,14 +51,7 @@ describe('SELFCOMPACT through createAgent: the agent’s chat model judges and s
       middleware: [
         batonMiddleware({
           contextWindow: 32_000,
-          selfCompact: {
-            rubric: 'coding',
-            probeEvery: 1,
-            minSteps: 2,
-            minTokens: 0,
-            cooldownSteps: 0,
-            maxCompactions: 1,
-          },
+          selfCompact: EAGER_CODING_PROBES,
           onEvent: (e) => events.push(e),
         }),
       ],

@@ -1,4 +1,9 @@
-import { type BatonEvent, RUBRICS, VERBATIM_HEADING } from '@baton/core';
+import { type BatonEvent, VERBATIM_HEADING } from '@baton/core';
+import {
+  codingProbeAnswer,
+  EAGER_CODING_PROBES,
+  PROBE_MARKER,
+} from '@baton/scenarios/support/self-compaction.ts';
 import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +11,7 @@ import { z } from 'zod';
 import { filler, scriptedModel } from '../test/scripted-model.ts';
 import { batonProcessor } from './index.ts';
 
-const PROBE = '[baton] Context check.';
+const PROBE = PROBE_MARKER;
 
 describe('SELFCOMPACT through a Mastra Agent: the agent’s model judges and summarizes', () => {
   for (const mode of ['generate', 'stream'] as const)
@@ -14,27 +19,14 @@ describe('SELFCOMPACT through a Mastra Agent: the agent’s model judges and sum
       const events: BatonEvent[] = [];
       const baton = batonProcessor({
         contextWindow: 32_000,
-        selfCompact: {
-          rubric: 'coding',
-          probeEvery: 1,
-          minSteps: 2,
-          minTokens: 0,
-          cooldownSteps: 0,
-          maxCompactions: 1,
-        },
+        selfCompact: EAGER_CODING_PROBES,
         onEvent: (e) => events.push(e),
       });
       let agentStep = 0;
       const agentPrompts: string[] = [];
       const { model, calls } = scriptedModel(({ prompt, visible, system }) => {
         if (JSON.stringify(prompt.at(-1)).includes(PROBE)) {
-          const closed = visible.includes('tests: 12 passed');
-          const criteria = RUBRICS.coding.criteria.map((c) => ({
-            id: c.id,
-            answer: c.id === 'CYCLE-CLOSED' && !closed ? 'N' : 'Y',
-            evidence: closed ? 'tests: 12 passed' : 'editing',
-          }));
-          return { text: JSON.stringify({ criteria, decision: closed ? 'COMPRESS' : 'CONTINUE' }) };
+          return { text: JSON.stringify(codingProbeAnswer(visible.includes('tests: 12 passed'))) };
         }
         if (system.includes('continuation summary'))
           return { text: `${VERBATIM_HEADING}\n- tests: 12 passed\n\nEdited the date parser; tests pass.` };

@@ -1,8 +1,8 @@
 import {
   type ArchiveRecord,
-  BatonConfigError,
   entryText,
   type PutResult,
+  parseOptions,
   type Store,
   type VersionedDocument,
 } from '@baton/core';
@@ -79,19 +79,6 @@ const escapeText = (text: string) => (text.includes('\u0000') ? text.replaceAll(
 const id = (text: string) => JSON.stringify(text).slice(1, -1);
 const likePattern = (query: string) => `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-function parseOptions(options: PostgresStoreOptions) {
-  const parsed = optionsSchema.safeParse(options);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const path = issue?.path.map(String) ?? [];
-    throw new BatonConfigError(
-      `[baton] [postgresStore] ${path.join('.') || 'options'}: ${issue?.message}`,
-      path,
-    );
-  }
-  return parsed.data;
-}
-
 /**
  * Baton's store on PostgreSQL, for many stateless workers sharing sessions. Documents are
  * compare-and-set on their version in one conditional statement, so concurrent writers never
@@ -105,7 +92,7 @@ function parseOptions(options: PostgresStoreOptions) {
  * const baton = createBaton({ model: 'gpt-4o', store });
  */
 export function postgresStore(options: PostgresStoreOptions): PostgresStore {
-  const o = parseOptions(options);
+  const o = parseOptions(optionsSchema, options, 'postgresStore');
   const owned = o.pool
     ? undefined
     : new pg.Pool({ connectionString: o.connectionString, max: o.maxConnections });

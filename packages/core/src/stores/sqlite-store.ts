@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod';
-import { BatonConfigError } from '../errors.ts';
+import { parseOptions } from '../errors.ts';
 import type { ArchiveRecord, PutResult, Store, VersionedDocument } from '../store.ts';
 import { entryText } from '../transcript.ts';
 
@@ -116,16 +116,7 @@ function ftsPhrase(query: string): string {
  * const baton = createBaton({ model: 'gpt-4o', store: sqliteStore({ path: './baton.db' }) });
  */
 export function sqliteStore(options: SqliteStoreOptions): Store & { close(): Promise<void> } {
-  const parsed = sqliteStoreOptions.safeParse(options);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const path = issue?.path.map(String) ?? [];
-    throw new BatonConfigError(
-      `[baton] [sqliteStore] ${path.join('.') || 'options'}: ${issue?.message}`,
-      path,
-    );
-  }
-  const { path, busyTimeoutMs } = parsed.data;
+  const { path, busyTimeoutMs } = parseOptions(sqliteStoreOptions, options, 'sqliteStore');
   let database: Promise<DatabaseSync> | undefined;
   const db = () => {
     database ??= loadSqlite().then((sqlite) => open(path, busyTimeoutMs, sqlite));
