@@ -153,9 +153,19 @@ function langChainAgent(middleware: unknown[], thread: string): Conversation {
       return new AIMessage('ok');
     });
   const agent = createAgent({ model, tools: [], middleware: middleware as never[] });
+  // A thread keeps its message objects (and the ids LangGraph gives them) from step to step.
+  const converted = new WeakMap<OpenAIMessage, BaseMessage>();
+  const asLangChain = (m: OpenAIMessage) => {
+    let message = converted.get(m);
+    if (!message) {
+      message = toLangChain([m])[0] as BaseMessage;
+      converted.set(m, message);
+    }
+    return message;
+  };
   return {
     async send(history) {
-      await agent.invoke({ messages: toLangChain(history) }, { configurable: { thread_id: thread } });
+      await agent.invoke({ messages: history.map(asLangChain) }, { configurable: { thread_id: thread } });
       return fromLangChain(sent);
     },
   };
@@ -418,7 +428,7 @@ ${rows.join('\n')}
 function chart(): string {
   const W = 900;
   const rowH = 26;
-  const left = 330;
+  const left = 300;
   const H = 60 + results.length * rowH;
   const maxOver = Math.max(1, ...results.map((r) => r.over));
   const logMax = Math.log10(Math.max(...results.map((r) => r.overhead[1_000]!.median)) * 2);
@@ -429,7 +439,8 @@ function chart(): string {
     const color = r.variant.baton ? '#1a73e8' : '#9aa0a6';
     const overW = (r.over / maxOver) * barW;
     const msW = ((Math.log10(r.overhead[1_000]!.median) - logMin) / (logMax - logMin)) * barW;
-    const label = `${r.variant.framework}: ${r.variant.name.replace(/[`*]/g, '')}`;
+    // The short name: the options in parentheses are in the table.
+    const label = `${r.variant.framework}: ${r.variant.name.replace(/\s*\(.*\)$/, '').replace(/[`*]/g, '')}`;
     return `<text x="${left - 8}" y="${y + 14}" text-anchor="end" font-size="12">${label.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</text>
 <rect x="${left}" y="${y + 3}" width="${Math.max(1, overW).toFixed(1)}" height="16" fill="${color}"/><text x="${left + Math.max(1, overW) + 4}" y="${y + 15}" font-size="11">${r.over}</text>
 <rect x="${left + barW + 40}" y="${y + 3}" width="${Math.max(1, msW).toFixed(1)}" height="16" fill="${color}"/><text x="${left + barW + 44 + Math.max(1, msW)}" y="${y + 15}" font-size="11">${ms(r.overhead[1_000]!.median)}</text>`;
