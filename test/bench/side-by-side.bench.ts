@@ -16,7 +16,6 @@ import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '
 import { createBaton as createAiSdkBaton } from '@baton/ai-sdk';
 import {
   type Entry,
-  entriesToPrompt,
   extractiveSummarizer,
   fromOpenAIChat,
   gptTokenizer,
@@ -27,17 +26,10 @@ import {
   type Summarizer,
   TokenCounter,
   tiktokenTokenizer,
-  toOpenAIChat,
 } from '@baton/core';
 import { batonMiddleware, toEntries as fromLangChain } from '@baton/langgraph';
 import { batonProcessor } from '@baton/mastra';
-import {
-  AIMessage,
-  type BaseMessage,
-  HumanMessage,
-  SystemMessage,
-  ToolMessage,
-} from '@langchain/core/messages';
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { TokenLimiterProcessor, ToolCallFilter } from '@mastra/core/processors';
 import { generateText, type ModelMessage, pruneMessages, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
@@ -446,6 +438,7 @@ function chart(): string {
 <rect x="${left + barW + 40}" y="${y + 3}" width="${Math.max(1, msW).toFixed(1)}" height="16" fill="${color}"/><text x="${left + barW + 44 + Math.max(1, msW)}" y="${y + 15}" font-size="11">${ms(r.overhead[1_000]!.median)}</text>`;
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" font-family="system-ui,sans-serif">
+<title>Calls over the budget and per-call cost, Baton vs each framework's own context tools</title>
 <rect width="${W}" height="${H}" fill="#fff"/>
 <text x="${left}" y="24" font-size="13" font-weight="bold">calls over the budget (of ${results[0]?.calls})</text>
 <text x="${left + barW + 40}" y="24" font-size="13" font-weight="bold">per call at 1,000 messages (log scale)</text>

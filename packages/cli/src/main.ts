@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createBaton, memoryStore, RUBRICS, type RubricName, type Store, sqliteStore } from '@baton/core';
+import { createBaton, RUBRICS, type RubricName, type Store, sqliteStore } from '@baton/core';
 import { FORMATS, parseTranscript, TranscriptFormatError } from './formats.ts';
 import { inspectTranscript } from './inspect.ts';
 import { type ReplayResult, replay, type StepRecord } from './replay.ts';

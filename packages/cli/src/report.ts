@@ -1,7 +1,7 @@
 import type { BatonEvent } from '@baton/core';
 import type { ReplayResult, StepRecord } from './replay.ts';
 
-const escape = (text: string) =>
+const escapeHtml = (text: string) =>
   text.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
@@ -54,7 +54,7 @@ function chart(result: ReplayResult, labels: Record<string, string>): string {
     ({ key, color, width }) =>
       `<polyline class="series ${key}" fill="none" stroke="${color}" stroke-width="${width}" points="${steps
         .map((s) => `${x(s.step).toFixed(1)},${y(s[key]).toFixed(1)}`)
-        .join(' ')}"><title>${escape(labels[key] as string)}</title></polyline>`,
+        .join(' ')}"><title>${escapeHtml(labels[key] as string)}</title></polyline>`,
   );
   // Labels at the left edge, pushed apart when thresholds are close (compactAt, warnAt, targetAt often are).
   let labelY = Number.NEGATIVE_INFINITY;
@@ -78,7 +78,7 @@ function chart(result: ReplayResult, labels: Record<string, string>): string {
       const shape = event.type === 'probe-decided' ? 'rect' : 'circle';
       const cx = x(s.step).toFixed(1);
       const cy = y(s.baton).toFixed(1);
-      const title = `<title>step ${s.step}: ${escape(text)}</title>`;
+      const title = `<title>step ${s.step}: ${escapeHtml(text)}</title>`;
       return shape === 'rect'
         ? [
             `<rect class="marker probe" x="${Number(cx) - 3}" y="${Number(cy) - 3}" width="6" height="6" fill="#fbbc04">${title}</rect>`,
@@ -124,13 +124,13 @@ export function renderReport(
     .reverse()
     .map(
       (s) =>
-        `<span class="key"><i style="background:${s.color}"></i>${escape(labels[s.key] as string)}</span>`,
+        `<span class="key"><i style="background:${s.color}"></i>${escapeHtml(labels[s.key] as string)}</span>`,
     )
     .join(' ');
   const summary = result.policies
     .map(
       (p) =>
-        `<tr><td>${escape(p.name)}</td><td>${p.compactions}</td><td>${fmt(p.peak)}</td><td>${p.overBudget}</td><td>${p.openingLost}</td><td>${fmt(p.billed)}</td></tr>`,
+        `<tr><td>${escapeHtml(p.name)}</td><td>${p.compactions}</td><td>${fmt(p.peak)}</td><td>${p.overBudget}</td><td>${p.openingLost}</td><td>${fmt(p.billed)}</td></tr>`,
     )
     .join('\n');
   const eventRows = result.steps
@@ -138,13 +138,13 @@ export function renderReport(
       s.events.flatMap((event) => {
         const text = describeEvent(event);
         return text
-          ? [`<tr><td>${s.step}</td><td>${escape(event.type)}</td><td>${escape(text)}</td></tr>`]
+          ? [`<tr><td>${s.step}</td><td>${escapeHtml(event.type)}</td><td>${escapeHtml(text)}</td></tr>`]
           : [];
       }),
     )
     .join('\n');
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Baton replay: ${escape(meta.file)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>Baton replay: ${escapeHtml(meta.file)}</title>
 <style>
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#202124;max-width:1000px}
 h1{font-size:20px;margin:0 0 4px} .meta{color:#5f6368;margin-bottom:16px}
@@ -153,8 +153,8 @@ th:first-child,td:first-child{text-align:left}
 .events td,.events th{text-align:left} .events td:first-child,.events th:first-child{text-align:right;width:4em}
 .key{margin-right:14px;white-space:nowrap} .key i{display:inline-block;width:14px;height:3px;margin-right:5px;vertical-align:middle}
 </style></head><body>
-<h1>Baton replay of ${escape(meta.file)}</h1>
-<div class="meta">${escape(meta.format)} · ${result.steps.length} model calls · ${escape(meta.settings)} · input budget ${fmt(result.budget)} tokens · ${result.archived} entries archived${result.probes ? ` · ${result.probes} probes` : ''}</div>
+<h1>Baton replay of ${escapeHtml(meta.file)}</h1>
+<div class="meta">${escapeHtml(meta.format)} · ${result.steps.length} model calls · ${escapeHtml(meta.settings)} · input budget ${fmt(result.budget)} tokens · ${result.archived} entries archived${result.probes ? ` · ${result.probes} probes` : ''}</div>
 <div>${legend}</div>
 ${chart(result, labels)}
 <h2>Summary</h2>

@@ -8,15 +8,12 @@
  * tool result. Run: `pnpm bench`.
  */
 import {
-  entriesToPrompt,
-  fromOpenAIChat,
   gptTokenizer,
   type PromptMessage,
   pairingViolation,
   promptToEntries,
   TokenCounter,
   tiktokenTokenizer,
-  toOpenAIChat,
 } from '@baton/core';
 import {
   BENCH_BUDGET,
