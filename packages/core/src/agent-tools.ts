@@ -64,7 +64,8 @@ export interface AgentToolDeps {
   notes: NotesApi;
   archive: ArchiveApi;
   /** Asks for compaction before the next model call. */
-  requestCompaction(instruction: string | undefined): void;
+  /** Records the request durably, so whichever worker makes the next call compacts. */
+  requestCompaction(instruction: string | undefined): void | Promise<void>;
   /** Tokens now and the target compaction will aim for, for the compact tool's answer. */
   budgetNow(): { tokens: number; target: number };
   recallLimit: number;
@@ -148,7 +149,7 @@ export function createAgentTools(deps: AgentToolDeps): NeutralTool[] {
           'compact takes { "instruction"?: string, "checkpoint"?: string }',
         );
         if (args.checkpoint) await deps.notes.write('checkpoint', args.checkpoint);
-        deps.requestCompaction(args.instruction);
+        await deps.requestCompaction(args.instruction);
         const { tokens, target } = deps.budgetNow();
         return {
           scheduled: true,

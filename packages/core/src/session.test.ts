@@ -62,6 +62,20 @@ describe('Session.prepare', () => {
     expect(stored?.version).toBe(2);
   });
 
+  it("honours a compact request made through another worker's tool at the next call, once", async () => {
+    const store = memoryStore();
+    const history = chat(12);
+    const one = createBaton({ contextWindow: 100_000, store }).session('shared');
+    const two = createBaton({ contextWindow: 100_000, store }).session('shared');
+    await one.prepare({ entries: history });
+    await two.prepare({ entries: history });
+    const compact = one.tools.find((t) => t.name === 'compact')!;
+    await compact.execute({ instruction: 'keep the decisions' });
+    const next = await two.prepare({ entries: history }); // far below compactAt: only the request compacts
+    expect(next.outcome).toBe('compacted');
+    expect((await one.prepare({ entries: history })).outcome).toBe('ok'); // consumed, not run twice
+  });
+
   it("applies another worker's committed decisions at the next call (the ledger is re-read every call)", async () => {
     const store = memoryStore();
     const history = chat(60);

@@ -149,10 +149,18 @@ export class Session {
     this.tools = createAgentTools({
       notes: this.notes,
       archive: this.archive,
-      requestCompaction: (instruction) => this.requestCompaction(instruction),
+      requestCompaction: (instruction) => this.requestCompactionDurably(instruction),
       budgetNow: () => ({ tokens: this.lastTokens, target: options.targetAt * options.inputBudget }),
       recallLimit: Math.max(2_000, Math.floor(options.inputBudget * 0.1 * 3)),
     });
+  }
+
+  /** The compact tool's path: the request is stored at once, so another worker's next call honours it. */
+  private async requestCompactionDurably(instruction: string | undefined): Promise<void> {
+    const quiet = () => undefined;
+    await this.load(quiet);
+    this.requestCompaction(instruction);
+    if (this.loaded) await this.persistState(quiet);
   }
 
   /** Asks for a compaction down to `targetAt` before the next model call, guided by `instruction`. */
@@ -597,21 +605,22 @@ export class Session {
     const { store } = this.engine.options;
     try {
       const [ledger, state] = await Promise.all([
-        this.ledgerUnchanged().then((same) =>
+        this.unchanged(LEDGER_NAMESPACE, this.ledgerVersion).then((same) =>
           same ? undefined : store.getDocument<Ledger>(LEDGER_NAMESPACE, this.id),
         ),
-        this.loaded ? undefined : store.getDocument<SessionState>(STATE_NAMESPACE, this.id),
+        this.unchanged(STATE_NAMESPACE, this.stateVersion).then((same) =>
+          same ? undefined : store.getDocument<SessionState>(STATE_NAMESPACE, this.id),
+        ),
       ]);
       if (ledger && ledger.version !== this.ledgerVersion) {
         this.ledger = ledger.value;
         this.ledgerVersion = ledger.version;
       }
-      if (state) {
-        // Flags set in memory before the first load (a compact request) win over the stored ones.
-        this.state = {
-          ...state.value,
-          ...(this.state.pendingCompaction ? { pendingCompaction: this.state.pendingCompaction } : {}),
-        };
+      if (state && state.version !== this.stateVersion) {
+        // Another worker (or a restart) moved the state: adopt it, keeping a compact request
+        // made here and not yet stored.
+        const local = this.stateDirty ? this.state.pendingCompaction : undefined;
+        this.state = { ...state.value, ...(local ? { pendingCompaction: local } : {}) };
         this.stateVersion = state.version;
       }
       this.loaded = true;
@@ -620,11 +629,11 @@ export class Session {
     }
   }
 
-  /** True when the stored ledger is still the version held here (only stores that can tell cheaply). */
-  private async ledgerUnchanged(): Promise<boolean> {
+  /** True when a stored document is still the version held here (only stores that can tell cheaply). */
+  private async unchanged(namespace: string, version: number): Promise<boolean> {
     const { store } = this.engine.options;
     if (!this.loaded || !store.documentVersion) return false;
-    return (await store.documentVersion(LEDGER_NAMESPACE, this.id)) === this.ledgerVersion;
+    return (await store.documentVersion(namespace, this.id)) === version;
   }
 
   private async persistState(emit: (e: BatonEvent) => void): Promise<void> {
