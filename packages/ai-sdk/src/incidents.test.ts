@@ -1,32 +1,25 @@
+import {
+  INCIDENT_FACT,
+  logPage,
+  SKILL,
+  shardDump,
+  skillAgentTurn,
+  skillStepOutput,
+} from '@baton/scenarios/support/incidents.ts';
 import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { filler, scriptedModel } from '../test/scripted-model.ts';
+import { scriptedModel } from '../test/scripted-model.ts';
 import { createBaton } from './index.ts';
 
 /** The core's incident scenarios, re-run through the real SDK loop. */
 describe('incidents through generateText', () => {
-  const SKILL = `SKILL deploy-v2\n${Array.from({ length: 12 }, (_, i) => `STEP-${i + 1}: ${filler(220, i)}`).join('\n')}`;
-
   async function skillRun(pinnedTools: string[]) {
     const baton = createBaton({ contextWindow: 6_000, pinnedTools });
     const session = baton.session('skill');
     let loads = 0;
-    const { model } = scriptedModel(({ visible, system }) => {
-      if (!visible.includes('STEP-12:'))
-        return { calls: [{ name: 'load_skill', input: { name: 'deploy-v2' } }] };
-      const progress = Number(/progress: (\d+)/.exec(system)?.[1] ?? 0);
-      if (progress >= 30) return { text: `deployed after ${progress} steps` };
-      return {
-        calls: [
-          { name: 'run_step', input: { n: progress + 1 } },
-          {
-            name: 'notes',
-            input: { action: 'write', section: 'progress', text: `progress: ${progress + 1}` },
-          },
-        ],
-      };
-    });
+    const { model } = scriptedModel(skillAgentTurn);
+
     const result = await generateText({
       model: wrapLanguageModel({ model, middleware: session.middleware }),
       tools: {
@@ -40,7 +33,7 @@ describe('incidents through generateText', () => {
         }),
         run_step: tool({
           inputSchema: z.object({ n: z.number() }),
-          execute: async ({ n }) => `step ${n}\n${filler(1_400, n)}`,
+          execute: async ({ n }) => skillStepOutput(n),
         }),
       },
       stopWhen: stepCountIs(150),
@@ -60,8 +53,7 @@ describe('incidents through generateText', () => {
   it('unfit batch: four huge fresh results become previews the model can page through; beyond that, a graceful unfit step', async () => {
     const baton = createBaton({ model: 'gpt-4o' });
     const session = baton.session('batch');
-    const dump = (i: number) =>
-      Array.from({ length: 9_000 }, (_, k) => `${(k * 7919 + i) % 100_003}:${(k * 31 + i) % 97}`).join(' ');
+    const dump = shardDump;
     const { model, prompts } = scriptedModel(({ step, system }) => {
       if (step === 0)
         return { calls: [0, 1, 2, 3].map((i) => ({ name: 'fetch_shard', input: { shard: i } })) };
@@ -120,7 +112,7 @@ describe('incidents through generateText', () => {
   });
 
   it('recall after eviction: the model reads the notice, recalls the evicted fact verbatim and answers with it', async () => {
-    const FACT = 'INC-88213 traced to commit 4f1e9ab';
+    const FACT = INCIDENT_FACT;
     const baton = createBaton({ contextWindow: 8_000 });
     const session = baton.session('recall');
     let evictedAt = -1;
@@ -142,7 +134,7 @@ describe('incidents through generateText', () => {
         ...session.tools,
         search_logs: tool({
           inputSchema: z.object({ page: z.number() }),
-          execute: async ({ page }) => `page ${page}\n${page === 1 ? `${FACT}\n` : ''}${filler(1_800, page)}`,
+          execute: async ({ page }) => logPage(page),
         }),
       },
       stopWhen: stepCountIs(40),

@@ -1,32 +1,25 @@
+import {
+  INCIDENT_FACT,
+  logPage,
+  SKILL,
+  shardDump,
+  skillAgentTurn,
+  skillStepOutput,
+} from '@baton/scenarios/support/incidents.ts';
 import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { filler, scriptedModel } from '../test/scripted-model.ts';
+import { scriptedModel } from '../test/scripted-model.ts';
 import { batonProcessor } from './index.ts';
 
 /** The core's incident scenarios, re-run through a real Mastra Agent loop. */
 describe('incidents through Agent.generate', () => {
-  const SKILL = `SKILL deploy-v2\n${Array.from({ length: 12 }, (_, i) => `STEP-${i + 1}: ${filler(220, i)}`).join('\n')}`;
-
   async function skillRun(pinnedTools: string[]) {
     const baton = batonProcessor({ contextWindow: 6_000, pinnedTools });
     let loads = 0;
-    const { model } = scriptedModel(({ visible, system }) => {
-      if (!visible.includes('STEP-12:'))
-        return { calls: [{ name: 'load_skill', input: { name: 'deploy-v2' } }] };
-      const progress = Number(/progress: (\d+)/.exec(system)?.[1] ?? 0);
-      if (progress >= 30) return { text: `deployed after ${progress} steps` };
-      return {
-        calls: [
-          { name: 'run_step', input: { n: progress + 1 } },
-          {
-            name: 'notes',
-            input: { action: 'write', section: 'progress', text: `progress: ${progress + 1}` },
-          },
-        ],
-      };
-    });
+    const { model } = scriptedModel(skillAgentTurn);
+
     const agent = new Agent({
       id: 'deployer',
       name: 'deployer',
@@ -46,7 +39,7 @@ describe('incidents through Agent.generate', () => {
           id: 'run_step',
           description: 'Run one step',
           inputSchema: z.object({ n: z.number() }),
-          execute: async ({ n }) => `step ${n}\n${filler(1_400, n)}`,
+          execute: async ({ n }) => skillStepOutput(n),
         }),
       },
       ...baton.lists,
@@ -63,8 +56,7 @@ describe('incidents through Agent.generate', () => {
     expect(unpinned.loads).toBeGreaterThan(5);
   }, 60_000);
 
-  const dump = (i: number) =>
-    Array.from({ length: 9_000 }, (_, k) => `${(k * 7919 + i) % 100_003}:${(k * 31 + i) % 97}`).join(' ');
+  const dump = shardDump;
   const fetchShard = (size: (shard: number) => string) =>
     createTool({
       id: 'fetch_shard',
@@ -122,7 +114,7 @@ describe('incidents through Agent.generate', () => {
   });
 
   it('recall after eviction: the model reads the notice, recalls the evicted fact verbatim and answers with it', async () => {
-    const FACT = 'INC-88213 traced to commit 4f1e9ab';
+    const FACT = INCIDENT_FACT;
     const baton = batonProcessor({ contextWindow: 8_000 });
     let evictedAt = -1;
     const { model } = scriptedModel(({ call, system, visible, prompt }) => {
@@ -147,7 +139,7 @@ describe('incidents through Agent.generate', () => {
           id: 'search_logs',
           description: 'Search the logs',
           inputSchema: z.object({ page: z.number() }),
-          execute: async ({ page }) => `page ${page}\n${page === 1 ? `${FACT}\n` : ''}${filler(1_800, page)}`,
+          execute: async ({ page }) => logPage(page),
         }),
       },
       ...baton.lists,
