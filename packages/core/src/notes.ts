@@ -65,9 +65,14 @@ export class Notes implements NotesApi {
     return this.cache.doc.sections;
   }
 
-  /** Drops the cached copy: the next read sees what other workers or the host wrote meanwhile. */
-  forget(): void {
-    this.cache = undefined;
+  /**
+   * Makes the next read see what other workers or the host wrote meanwhile: the cached copy is
+   * kept only while the store reports the same version (stores that can tell cheaply).
+   */
+  async refresh(): Promise<void> {
+    if (!this.cache) return;
+    const version = await this.store.documentVersion?.(NAMESPACE, this.sessionId);
+    if (version !== this.cache.version) this.cache = undefined;
   }
 
   read(): Promise<NoteSection[]>;

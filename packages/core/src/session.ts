@@ -541,7 +541,7 @@ export class Session {
     try {
       // Re-read every call: notes written by another worker, or by the host's own memory tool
       // (Mastra's working memory), are in this call's prompt, not a stale copy.
-      this.notesStore.forget();
+      await this.notesStore.refresh();
       return renderNotes(await this.notesStore.sections());
     } catch (error) {
       emit({ type: 'store-failed', operation: 'readNotes', error: describeError(error) });

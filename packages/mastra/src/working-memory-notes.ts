@@ -63,6 +63,16 @@ export function workingMemoryNotes(
 ): Store {
   return {
     ...inner,
+    // Notes' version is the hash of the working memory text, read where it lives.
+    ...(inner.documentVersion
+      ? {
+          async documentVersion(namespace: string, key: string): Promise<number> {
+            if (namespace !== NOTES_NAMESPACE)
+              return (inner.documentVersion as NonNullable<Store['documentVersion']>)(namespace, key);
+            return versionOf(await memory.getWorkingMemory(scopeOf(key)));
+          },
+        }
+      : {}),
     async getDocument<T>(namespace: string, key: string): Promise<VersionedDocument<T> | undefined> {
       if (namespace !== NOTES_NAMESPACE) return inner.getDocument<T>(namespace, key);
       const text = await memory.getWorkingMemory(scopeOf(key));
