@@ -1,12 +1,19 @@
 import { defineConfig } from 'vitest/config';
 
+// Workspace packages resolve to their TypeScript sources through this export condition, so
+// tests need no build; what users install resolves to dist (see each package's exports).
+const conditions = ['@baton/source'];
+
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 60_000,
-    // A throwaway PostgreSQL on loopback for the Postgres store's tests (or BATON_PG_URL).
-    globalSetup: ['test/support/postgres-server.ts'],
+    // Checks the packages are built (some tests run the built bin and the packed tarballs), then a
+    // throwaway PostgreSQL on loopback for the Postgres store's tests (or BATON_PG_URL).
+    globalSetup: ['test/support/build-packages.ts', 'test/support/postgres-server.ts'],
     // .ci/run reads the JSON report for its closing "N passed, N failed" line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.ci/out/vitest.json' }]] : ['default'],
   },

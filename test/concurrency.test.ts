@@ -11,10 +11,10 @@ import {
   sqliteStore,
 } from '@baton/core';
 import { postgresStore } from '@baton/postgres';
+import { filler } from '@baton/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type {} from './support/postgres-server.ts';
-import { filler } from './support/text.ts';
 
 /** A history of tool rounds, long enough to compact several times at this window. */
 function history(rounds: number) {

@@ -23,6 +23,8 @@ beforeAll(async () => {
     platform: 'node',
     format: 'esm',
     target: 'node22',
+    // The workspace packages' TypeScript sources, as the tests use them.
+    conditions: ['@baton/source'],
     outfile: bundle,
     logLevel: 'error',
     banner: {

@@ -15,7 +15,7 @@ describe('pnpm demo (end to end)', () => {
     const report = join(dir, 'report.html');
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'examples/demo/index.ts'],
+      ['--conditions=@baton/source', '--import', 'tsx', 'examples/demo/index.ts'],
       {
         cwd: root,
         env: { ...process.env, BATON_DEMO_REPORT: report },

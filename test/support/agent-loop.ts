@@ -1,4 +1,4 @@
-export { filler } from './text.ts';
+export { filler } from '@baton/testing';
 
 import {
   createEntry,

@@ -1,5 +1,5 @@
 import { type Entry, fromOpenAIChat } from '@baton/core';
-import { filler } from './text.ts';
+import { filler } from '@baton/testing';
 
 /** The history the crash test's child works through: tool rounds that compact often at a small window. */
 export function crashHistory(rounds: number): Entry[] {

@@ -1,4 +1,4 @@
-import { filler } from './text.ts';
+import { filler } from '@baton/testing';
 
 /**
  * The core's incident scenarios, as fixtures the adapters' tests re-run through their

@@ -5,11 +5,11 @@ import {
   shardDump,
   skillAgentTurn,
   skillStepOutput,
-} from '@baton/scenarios/support/incidents.ts';
+} from '@baton/test-support/incidents.ts';
+import { scriptedModel } from '@baton/testing/ai-sdk';
 import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { scriptedModel } from '../test/scripted-model.ts';
 import { createBaton } from './index.ts';
 
 /** The core's incident scenarios, re-run through the real SDK loop. */

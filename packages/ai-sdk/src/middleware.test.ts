@@ -1,8 +1,8 @@
 import { gptTokenizer, isBatonBlock, pairingViolation, TokenCounter } from '@baton/core';
+import { contextLengthError, filler, scriptedModel } from '@baton/testing/ai-sdk';
 import { generateText, stepCountIs, streamText, ToolLoopAgent, tool, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { contextLengthError, filler, scriptedModel } from '../test/scripted-model.ts';
 import { createBaton, type HostMessage, toEntries } from './index.ts';
 
 const counter = new TokenCounter(gptTokenizer(), 512);

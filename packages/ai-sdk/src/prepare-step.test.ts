@@ -1,7 +1,7 @@
+import { filler, scriptedModel } from '@baton/testing/ai-sdk';
 import { generateText, stepCountIs, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { filler, scriptedModel } from '../test/scripted-model.ts';
 import {
   createBaton,
   gptTokenizer,

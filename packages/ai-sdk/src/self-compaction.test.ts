@@ -1,14 +1,10 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { VERBATIM_HEADING } from '@baton/core';
-import {
-  codingProbeAnswer,
-  EAGER_CODING_PROBES,
-  PROBE_MARKER,
-} from '@baton/scenarios/support/self-compaction.ts';
+import { codingProbeAnswer, EAGER_CODING_PROBES, PROBE_MARKER } from '@baton/test-support/self-compaction.ts';
+import { filler, scriptedModel } from '@baton/testing/ai-sdk';
 import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { filler, scriptedModel } from '../test/scripted-model.ts';
 import { type BatonEvent, createBaton } from './index.ts';
 
 const PROBE = PROBE_MARKER;

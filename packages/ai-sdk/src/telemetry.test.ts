@@ -1,10 +1,10 @@
 import { OpenTelemetry } from '@ai-sdk/otel';
+import { filler, scriptedModel } from '@baton/testing/ai-sdk';
 import { context, type Span, type SpanOptions, type Tracer, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { filler, scriptedModel } from '../test/scripted-model.ts';
 import { createBaton } from './index.ts';
 import { loadTelemetry } from './telemetry.ts';
 

@@ -1,9 +1,7 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources through tsx in the workspace; a published build points at dist.
-import { register } from 'tsx/esm/api';
+// The installed `baton` command: plain JavaScript over the built package, no loader.
+import { main } from '../dist/main.js';
 
-register();
-const { main } = await import('../src/main.ts');
 process.exitCode = await main(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),

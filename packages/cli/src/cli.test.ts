@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CORPUS_DIR, corpusAvailable } from '@baton/scenarios/support/transcripts.ts';
+import { CORPUS_DIR, corpusAvailable } from '@baton/test-support/transcripts.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const bin = fileURLToPath(new URL('../bin/baton.js', import.meta.url));

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v4';
 import type { ArchiveApi } from './archive.ts';
 import { type NotesApi, NotesError, renderNotes } from './notes.ts';
 import { RecallError, recall, recallInputSchema } from './recall.ts';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { z } from 'zod/v4';
 
 /**
  * Thrown synchronously at the boundary when options are invalid. The message names the

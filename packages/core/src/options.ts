@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v4';
 import { BatonConfigError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
 import { lookupModel, MODEL_CATALOG, type ModelInfo } from './model-catalog.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v4';
 import type { ArchiveApi } from './archive.ts';
 import type { ArchiveRecord } from './store.ts';
 import { entryText, outputText, toolResults } from './transcript.ts';

@@ -11,7 +11,7 @@ import {
   benchCorpus,
   generatedHistory,
   toLangChainMessages,
-} from '@baton/scenarios/support/bench-histories.ts';
+} from '@baton/test-support/bench-histories.ts';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import {
   ClearToolUsesEdit,

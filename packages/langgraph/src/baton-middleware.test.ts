@@ -1,5 +1,5 @@
 import { gptTokenizer, pairingViolation, TokenCounter } from '@baton/core';
-import { filler } from '@baton/scenarios/support/text.ts';
+import { filler } from '@baton/testing';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { InMemoryStore, MemorySaver } from '@langchain/langgraph';
 import { createAgent, fakeModel, tool } from 'langchain';

@@ -12,7 +12,7 @@ import {
 import { AIMessage, type BaseMessage, RemoveMessage } from '@langchain/core/messages';
 import { type BaseStore, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createMiddleware } from 'langchain';
-import { z } from 'zod';
+import { z } from 'zod/v4';
 import { createBatonTools } from './agent-tools.ts';
 import { type ChatModelLike, hostModelFor } from './host-model.ts';
 import { fromEntries, toEntries } from './message-conversion.ts';

@@ -1,4 +1,4 @@
-import { filler } from '@baton/scenarios/support/text.ts';
+import { filler } from '@baton/testing';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { InMemoryStore } from '@langchain/langgraph';
 import { createAgent, fakeModel, tool } from 'langchain';

@@ -37,9 +37,13 @@ describe('restart mid-task', () => {
     try {
       // The first half runs in a child process that exits: nothing survives but the file.
       const script = fileURLToPath(new URL('../test/restart-scenario.ts', import.meta.url));
-      await promisify(execFile)(process.execPath, ['--import', 'tsx', script, path], {
-        cwd: fileURLToPath(new URL('..', import.meta.url)),
-      });
+      await promisify(execFile)(
+        process.execPath,
+        ['--conditions=@baton/source', '--import', 'tsx', script, path],
+        {
+          cwd: fileURLToPath(new URL('..', import.meta.url)),
+        },
+      );
       const persistence = sqlitePersistence(path);
       try {
         const resumed = await secondProcess(persistence);

@@ -1,6 +1,6 @@
 import { type BatonEvent, VERBATIM_HEADING } from '@baton/core';
-import { codingProbeAnswer, EAGER_CODING_PROBES } from '@baton/scenarios/support/self-compaction.ts';
-import { filler } from '@baton/scenarios/support/text.ts';
+import { codingProbeAnswer, EAGER_CODING_PROBES } from '@baton/test-support/self-compaction.ts';
+import { filler } from '@baton/testing';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { InMemoryStore } from '@langchain/langgraph';
 import { createAgent, fakeModel, tool } from 'langchain';

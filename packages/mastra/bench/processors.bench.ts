@@ -22,7 +22,7 @@ import {
   generatedHistory,
   referenceTokens,
   toModelPrompt,
-} from '@baton/scenarios/support/bench-histories.ts';
+} from '@baton/test-support/bench-histories.ts';
 import { TokenLimiterProcessor, ToolCallFilter } from '@mastra/core/processors';
 import { batonProcessor } from '../src/index.ts';
 

@@ -6,13 +6,13 @@ import {
   promptToEntries,
   TokenCounter,
 } from '@baton/core';
+import { filler, scriptedModel } from '@baton/testing/mastra';
 import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
 import { LibSQLStore } from '@mastra/libsql';
 import { Memory } from '@mastra/memory';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { filler, scriptedModel } from '../test/scripted-model.ts';
 import { BatonConfigError, batonProcessor } from './index.ts';
 
 const counter = new TokenCounter(gptTokenizer(), 512);

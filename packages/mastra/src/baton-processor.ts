@@ -27,6 +27,7 @@ import type {
 } from '@mastra/core/processors';
 import { batonTools } from './agent-tools.ts';
 import { hostModelOf } from './host-model.ts';
+import { assertMastraHost } from './host-version.ts';
 import { unfitResponse } from './unfit-response.ts';
 import {
   refreshWorkingMemoryMessages,
@@ -114,6 +115,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
   private readonly workingMemory: boolean;
 
   constructor(options: BatonProcessorOptions) {
+    assertMastraHost();
     const { memory, ...core } = options;
     if (memory !== undefined && typeof (memory as Partial<MastraMemory>)?.getWorkingMemory !== 'function') {
       throw new BatonConfigError(

@@ -1,5 +1,5 @@
 import { entriesToPrompt, type HostModel, withSystemBlock } from '@baton/core';
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 /** What Baton calls on the model Mastra hands to `processLLMRequest` (an AI SDK v2 language model). */
 interface LanguageModelLike {

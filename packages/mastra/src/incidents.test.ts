@@ -5,12 +5,12 @@ import {
   shardDump,
   skillAgentTurn,
   skillStepOutput,
-} from '@baton/scenarios/support/incidents.ts';
+} from '@baton/test-support/incidents.ts';
+import { scriptedModel } from '@baton/testing/mastra';
 import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { scriptedModel } from '../test/scripted-model.ts';
 import { batonProcessor } from './index.ts';
 
 /** The core's incident scenarios, re-run through a real Mastra Agent loop. */

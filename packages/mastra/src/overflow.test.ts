@@ -1,10 +1,10 @@
+import { contextLengthError, filler, type ScriptedTurn, scriptedModel } from '@baton/testing/mastra';
 import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
 import { LibSQLStore } from '@mastra/libsql';
 import { Memory } from '@mastra/memory';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { contextLengthError, filler, type ScriptedTurn, scriptedModel } from '../test/scripted-model.ts';
 import { batonProcessor } from './index.ts';
 
 const readFile = createTool({

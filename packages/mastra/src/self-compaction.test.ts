@@ -1,14 +1,10 @@
 import { type BatonEvent, VERBATIM_HEADING } from '@baton/core';
-import {
-  codingProbeAnswer,
-  EAGER_CODING_PROBES,
-  PROBE_MARKER,
-} from '@baton/scenarios/support/self-compaction.ts';
+import { codingProbeAnswer, EAGER_CODING_PROBES, PROBE_MARKER } from '@baton/test-support/self-compaction.ts';
+import { filler, scriptedModel } from '@baton/testing/mastra';
 import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { filler, scriptedModel } from '../test/scripted-model.ts';
 import { batonProcessor } from './index.ts';
 
 const PROBE = PROBE_MARKER;

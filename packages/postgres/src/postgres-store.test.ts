@@ -1,6 +1,6 @@
 import { BatonConfigError } from '@baton/core';
-import type {} from '@baton/scenarios/support/postgres-server.ts'; // its ProvidedContext
-import { archiveRecord, describeStoreConformance } from '@baton/scenarios/support/store-conformance.ts';
+import type {} from '@baton/test-support/postgres-server.ts'; // its ProvidedContext
+import { archiveRecord, describeStoreConformance } from '@baton/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { type PostgresStore, postgresStore } from './index.ts';
@@ -12,11 +12,21 @@ const pool = url ? new pg.Pool({ connectionString: url, max: 20 }) : undefined;
 afterAll(() => pool?.end());
 let schemas = 0;
 /** Each store in a schema of its own: a fresh database for every test. */
-const fresh = (tenant = 'default') =>
-  postgresStore({ pool: pool as pg.Pool, schema: `baton_test_${process.pid}_${schemas++}`, tenant });
+const schemaOf = new WeakMap<PostgresStore, string>();
+const fresh = (tenant = 'default') => {
+  const schema = `baton_test_${process.pid}_${schemas++}`;
+  const store = postgresStore({ pool: pool as pg.Pool, schema, tenant });
+  schemaOf.set(store, schema);
+  return store;
+};
 
 describe.skipIf(!url)('postgres store', () => {
-  describeStoreConformance('postgres', () => fresh());
+  describeStoreConformance('postgres', {
+    create: () => fresh(),
+    // A new store object on the same schema: what a restarted worker opens.
+    reopen: async (store) =>
+      postgresStore({ pool: pool as pg.Pool, schema: schemaOf.get(store as PostgresStore) as string }),
+  });
 
   it('scopes every query to its tenant: two tenants on one schema never see each other', async () => {
     const schema = `baton_tenants_${process.pid}`;

@@ -7,7 +7,7 @@ import {
   type VersionedDocument,
 } from '@baton/core';
 import pg from 'pg';
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 const optionsSchema = z
   .object({

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { z } from 'zod';
-import { parseOptions } from '../errors.ts';
+import { z } from 'zod/v4';
+import { BatonConfigError, parseOptions } from '../errors.ts';
 import type { ArchiveRecord, PutResult, Store, VersionedDocument } from '../store.ts';
 import { entryText } from '../transcript.ts';
 
@@ -50,26 +50,38 @@ const MIGRATIONS: readonly string[] = [
 /** The trigram index only answers queries of at least three characters. */
 const TRIGRAM = 3;
 
+type Sqlite = typeof import('node:sqlite');
+
 /**
- * Loads `node:sqlite` on first use, so users of other stores never load it, and keeps its
- * one-time ExperimentalWarning out of the host's output (the warning is about the API's
- * stability, which this file pins by its own tests).
+ * Loads `node:sqlite` when a store is created (synchronously, so a Node without it fails at
+ * construction, not at the first write), and keeps its one-time ExperimentalWarning out of
+ * the host's output (the warning is about the API's stability, which this file pins by its
+ * own tests). Users of other stores never load it.
  */
-async function loadSqlite(): Promise<typeof import('node:sqlite')> {
+function loadSqlite(): Sqlite {
   const emitWarning = process.emitWarning;
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
     const text = typeof warning === 'string' ? warning : warning.message;
     if (/SQLite is an experimental feature/.test(text)) return;
     (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   }) as typeof process.emitWarning;
+  let sqlite: Sqlite | undefined;
   try {
-    return await import('node:sqlite');
+    // Absent before Node 20.16; answers undefined where node:sqlite does not exist or is
+    // still behind --experimental-sqlite (Node 22.5 to 22.12).
+    sqlite = (process.getBuiltinModule as ((id: string) => Sqlite | undefined) | undefined)?.('node:sqlite');
   } finally {
     process.emitWarning = emitWarning;
   }
+  if (!sqlite?.DatabaseSync) {
+    throw new BatonConfigError(
+      `[baton] [sqliteStore] node:sqlite is not available in Node ${process.versions.node}: sqliteStore needs Node >= 22.13 (or pass another store, such as memoryStore() or @baton/postgres)`,
+    );
+  }
+  return sqlite;
 }
 
-function open(path: string, busyTimeoutMs: number, sqlite: typeof import('node:sqlite')): DatabaseSync {
+function open(path: string, busyTimeoutMs: number, sqlite: Sqlite): DatabaseSync {
   const db = new sqlite.DatabaseSync(path, { timeout: busyTimeoutMs });
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
   db.exec('CREATE TABLE IF NOT EXISTS baton_schema (version INTEGER NOT NULL)');
@@ -117,9 +129,10 @@ function ftsPhrase(query: string): string {
  */
 export function sqliteStore(options: SqliteStoreOptions): Store & { close(): Promise<void> } {
   const { path, busyTimeoutMs } = parseOptions(sqliteStoreOptions, options, 'sqliteStore');
+  const sqlite = loadSqlite();
   let database: Promise<DatabaseSync> | undefined;
   const db = () => {
-    database ??= loadSqlite().then((sqlite) => open(path, busyTimeoutMs, sqlite));
+    database ??= Promise.resolve().then(() => open(path, busyTimeoutMs, sqlite));
     return database;
   };
   const records = (rows: unknown[]) =>

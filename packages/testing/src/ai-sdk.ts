@@ -7,8 +7,8 @@ import type {
 } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 
-export { contextLengthError } from '@baton/scenarios/support/errors.ts';
-export { filler } from '@baton/scenarios/support/text.ts';
+export { contextLengthError } from './context-length-error.ts';
+export { filler } from './filler.ts';
 
 /** What the scripted model decides at one call: tool calls or a final text. */
 export type ScriptedTurn = { calls: Array<{ name: string; input: unknown }> } | { text: string };

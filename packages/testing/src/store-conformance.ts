@@ -20,18 +20,59 @@ const odd = [
   '中文 日本語 한국어',
 ];
 
+/** Optional parts of the `Store` contract; a store that lacks one says so and why. */
+export type StoreCapability =
+  /** `documentVersion(namespace, key)`: the version without the document (lets sessions skip re-reads). */
+  | 'documentVersion'
+  /** The data survives a new handle on the same backing storage (a restart). */
+  | 'reopen';
+
+export interface StoreConformanceOptions {
+  /** Returns an empty store: every test starts from one. */
+  create: () => Store | Promise<Store>;
+  /**
+   * Returns a new handle on the data of `store`, as after a process restart. Required unless
+   * `lacks.reopen` says why the store cannot persist.
+   */
+  reopen?: (store: Store) => Promise<Store>;
+  /**
+   * Capabilities the store does not have, each with the reason. Their tests are reported as
+   * skipped under that reason; a capability that is not declared missing is tested, and fails
+   * when the store does not have it.
+   */
+  lacks?: Partial<Record<StoreCapability, string>>;
+}
+
 /**
- * The contract every Baton store meets (memory, SQLite, Postgres and the framework bridges):
- * documents with compare-and-set, an append-only archive ordered by seq, case-insensitive
- * substring search that treats query syntax as text, session isolation, and odd input kept
- * byte-identical. `fresh` returns an empty store; `reopen`, when given, returns a new handle
- * on the same data (a restart).
+ * The contract every Baton store meets (memory, SQLite, Postgres, the framework bridges, and
+ * yours): documents with compare-and-set, an append-only archive ordered by seq,
+ * case-insensitive substring search that treats query syntax as text, session isolation, and
+ * odd input kept byte-identical. Call it at the top level of a vitest test file.
+ *
+ * @example
+ * ```ts
+ * import { describeStoreConformance } from '@baton/testing';
+ * import { redisStore } from './redis-store.js';
+ *
+ * describeStoreConformance('redis', {
+ *   create: () => redisStore({ prefix: crypto.randomUUID() }),
+ *   lacks: { reopen: 'the test server is in-memory' },
+ * });
+ * ```
  */
-export function describeStoreConformance(
-  name: string,
-  fresh: () => Promise<Store> | Store,
-  reopen?: (store: Store) => Promise<Store>,
-): void {
+export function describeStoreConformance(name: string, options: StoreConformanceOptions): void {
+  const { create: fresh, reopen, lacks = {} } = options;
+  if (!reopen && !lacks.reopen) {
+    throw new TypeError(
+      `[baton] [testing] store conformance "${name}": give reopen(store), or lacks.reopen with the reason the store cannot persist`,
+    );
+  }
+  /** A test of a capability: run it, or report it skipped with the store's reason. */
+  const capability = (cap: StoreCapability, title: string, body: () => Promise<void>) => {
+    const reason = lacks[cap];
+    if (reason) it.skip(`${title} (lacks ${cap}: ${reason})`, body);
+    else it(title, body);
+  };
   describe(`store conformance: ${name}`, () => {
     it('creates, reads and updates documents with compare-and-set', async () => {
       const store = await fresh();
@@ -60,9 +101,11 @@ export function describeStoreConformance(
       });
     });
 
-    it('reports document versions without the document, when it offers documentVersion', async () => {
+    capability('documentVersion', 'reports document versions without the document', async () => {
       const store = await fresh();
-      if (!store.documentVersion) return;
+      if (!store.documentVersion) {
+        throw new Error('store.documentVersion is missing: implement it, or declare lacks.documentVersion');
+      }
       expect(await store.documentVersion('s/ledger', 'l')).toBe(0);
       await store.putDocument('s/ledger', 'l', { decisions: [] }, 0);
       await store.putDocument('s/ledger', 'l', { decisions: [1] }, 1);
@@ -208,8 +251,9 @@ export function describeStoreConformance(
       expect(await store.getDocument('odd', 'k')).toBeUndefined();
     });
 
-    if (reopen) {
-      it('keeps documents, versions and the archive across a reopen', async () => {
+    capability('reopen', 'keeps documents, versions and the archive across a reopen', async () => {
+      if (!reopen) throw new Error('reopen(store) is missing');
+      {
         const store = await fresh();
         await store.putDocument('s/notes', 'notes', { body: 'durable' }, 0);
         await store.putDocument('s/notes', 'notes', { body: 'durable v2' }, 1);
@@ -221,7 +265,7 @@ export function describeStoreConformance(
         });
         expect((await again.searchArchive('s', 'BEFORE RESTART', 10)).map((r) => r.seq)).toEqual([1]);
         expect(await again.putDocument('s/notes', 'notes', {}, 1)).toEqual({ ok: false, currentVersion: 2 });
-      });
-    }
+      }
+    });
   });
 }

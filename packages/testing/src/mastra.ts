@@ -1,8 +1,8 @@
 import type { PromptMessage } from '@baton/core';
 import { MastraLanguageModelV2Mock } from '@mastra/core/test-utils/llm-mock';
 
-export { contextLengthError } from '@baton/scenarios/support/errors.ts';
-export { filler } from '@baton/scenarios/support/text.ts';
+export { contextLengthError } from './context-length-error.ts';
+export { filler } from './filler.ts';
 
 type DoStream = Extract<
   NonNullable<ConstructorParameters<typeof MastraLanguageModelV2Mock>[0]['doStream']>,
