@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BatonConfigError, memoryStore, type Store, sqliteStore } from '@baton/core';
 import { describeStoreConformance } from '@baton/testing';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { skipUnless } from './support/skip-unless.ts';
 
 /** A `node` on PATH older than 22.5 (no node:sqlite), such as the machine's own Node 20. */
 function olderNode(): { path: string; version: string } | undefined {
@@ -64,10 +65,10 @@ describe('sqliteStore options and schema', () => {
   // The machine's own Node (20 on a fresh CI machine) running the built package, as a user
   // on an old Node would: the error comes at construction, not as store-failed events later.
   const oldNode = olderNode();
-  it.skipIf(!oldNode && !process.env.CI)(
+  it.skipIf(skipUnless(Boolean(oldNode), 'a Node older than 22.5 on PATH'))(
     `on a real Node without node:sqlite (${oldNode?.version ?? 'none found on PATH'})`,
     () => {
-      if (!oldNode) throw new Error('CI: no Node older than 22.5 on PATH to run the built package on');
+      if (!oldNode) throw new Error('unreachable: skipped above when no such Node is on PATH');
       const core = pathToFileURL(
         fileURLToPath(new URL('../packages/core/dist/index.js', import.meta.url)),
       ).href;

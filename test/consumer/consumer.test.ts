@@ -5,6 +5,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type {} from '../support/postgres-server.ts'; // its ProvidedContext
+import { skipUnless } from '../support/skip-unless.ts';
 import { manifestTargets, type PackedPackage, pack, publishableDirs, ROOT } from './pack.ts';
 import { CONSUMER_PROJECTS, type ConsumerProject } from './projects.ts';
 import { quickstart, withMockModel } from './snippets.ts';
@@ -142,6 +143,16 @@ describe('packed packages', () => {
     }
   });
 
+  it('the root README carries each adapter quickstart verbatim, so what it shows is what runs here', () => {
+    const root = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    for (const readme of [
+      'packages/ai-sdk/README.md',
+      'packages/langgraph/README.md',
+      'packages/mastra/README.md',
+    ])
+      expect(root, readme).toContain(quickstart(readme).code);
+  });
+
   it('passes publint (strict) on every tarball', { timeout: 120_000 }, async () => {
     for (const { name, tarball: file } of packed) {
       const { code, output } = await sh(
@@ -177,10 +188,8 @@ describe.concurrent('fresh npm projects on plain Node', () => {
   for (const project of CONSUMER_PROJECTS) {
     it(`${project.name}: ${project.readme} quickstart`, { timeout: INSTALL_TIMEOUT }, async ({ skip }) => {
       const postgresUrl = project.baton.includes('@baton/postgres') ? inject('postgresUrl') : undefined;
-      if (postgresUrl === '') {
-        if (process.env.CI) throw new Error('CI: no PostgreSQL for the @baton/postgres quickstart');
-        skip('no PostgreSQL could be started for the @baton/postgres quickstart');
-      }
+      if (postgresUrl === '' && skipUnless(false, 'a PostgreSQL server for the @baton/postgres quickstart'))
+        skip();
       await runProject(project, postgresUrl ? { DATABASE_URL: postgresUrl } : {});
     });
   }

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CORPUS_DIR, corpusAvailable } from '@baton/test-support/transcripts.ts';
+import { skipUnless } from '@baton/test-support/skip-unless.ts';
+import { CORPUS_DIR, CORPUS_MISSING, corpusAvailable } from '@baton/test-support/transcripts.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const bin = fileURLToPath(new URL('../bin/baton.js', import.meta.url));
@@ -216,14 +217,17 @@ describe('the baton binary', () => {
     expect(result.stdout).toMatch(/\d+ entries archived/);
   });
 
-  it.skipIf(!corpusAvailable)('replays a real transcript from the corpus', async () => {
-    const result = await baton(
-      'replay',
-      join(CORPUS_DIR, 'customer-service-tau-bench-airline.json'),
-      '--window',
-      '16k',
-    );
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^no compaction/m);
-  });
+  it.skipIf(skipUnless(corpusAvailable, CORPUS_MISSING))(
+    'replays a real transcript from the corpus',
+    async () => {
+      const result = await baton(
+        'replay',
+        join(CORPUS_DIR, 'customer-service-tau-bench-airline.json'),
+        '--window',
+        '16k',
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^no compaction/m);
+    },
+  );
 });

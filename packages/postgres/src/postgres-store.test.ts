@@ -1,5 +1,6 @@
 import { BatonConfigError } from '@baton/core';
 import type {} from '@baton/test-support/postgres-server.ts'; // its ProvidedContext
+import { skipUnless } from '@baton/test-support/skip-unless.ts';
 import { archiveRecord, describeStoreConformance } from '@baton/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -20,7 +21,9 @@ const fresh = (tenant = 'default') => {
   return store;
 };
 
-describe.skipIf(!url)('postgres store', () => {
+describe.skipIf(
+  skipUnless(Boolean(url), "a PostgreSQL server (BATON_PG_URL, or Debian's postgresql to start one)"),
+)('postgres store', () => {
   describeStoreConformance('postgres', {
     create: () => fresh(),
     // A new store object on the same schema: what a restarted worker opens.
