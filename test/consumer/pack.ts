@@ -49,7 +49,12 @@ export function publishableDirs(): string[] {
  */
 function pnpm(): { command: string; args: string[] } {
   const execPath = process.env.npm_execpath ?? '';
-  if (/pnpm/.test(basename(execPath))) return { command: process.execPath, args: [execPath] };
+  if (/pnpm/.test(basename(execPath))) {
+    // pnpm ships as a JavaScript entry point or (since v11) as a native executable.
+    return /\.[cm]?js$/.test(execPath)
+      ? { command: process.execPath, args: [execPath] }
+      : { command: execPath, args: [] };
+  }
   const { packageManager } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     packageManager: string;
   };
