@@ -2,11 +2,13 @@ import type { NeutralTool, Session } from '@baton/core';
 import { type Tool, tool } from 'ai';
 
 /** The session's agent tools (`notes`, `compact`, `recall`) as AI SDK tools, to spread into `tools`. */
-export interface BatonToolSet {
+// A type alias, not an interface: only an alias is assignable to the SDK's index-signature
+// `ToolSet`, so `tools: session.tools` type-checks on its own, not just when spread.
+export type BatonToolSet = {
   notes: Tool;
   compact: Tool;
   recall: Tool;
-}
+};
 
 function asSdkTool(neutral: NeutralTool): Tool {
   return tool({

@@ -1,6 +1,14 @@
 import { gptTokenizer, isBatonBlock, pairingViolation, TokenCounter } from '@baton/core';
 import { contextLengthError, filler, scriptedModel } from '@baton/testing/ai-sdk';
-import { generateText, stepCountIs, streamText, ToolLoopAgent, tool, wrapLanguageModel } from 'ai';
+import {
+  generateText,
+  stepCountIs,
+  streamText,
+  ToolLoopAgent,
+  type ToolSet,
+  tool,
+  wrapLanguageModel,
+} from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createBaton, type HostMessage, toEntries } from './index.ts';
@@ -22,6 +30,11 @@ const workTools = {
 };
 
 describe('@baton/ai-sdk middleware through generateText', () => {
+  it('offers its tools as an AI SDK ToolSet on their own (the typecheck of this file is the test)', () => {
+    const tools: ToolSet = createBaton({ contextWindow: 16_000 }).session('toolset').tools;
+    expect(Object.keys(tools).sort()).toEqual(['compact', 'notes', 'recall']);
+  });
+
   it('keeps a 200-step tool loop within budget, pairs tools, keeps pinned results verbatim and notes in the system prompt', async () => {
     const baton = createBaton({ contextWindow: 16_000, pinnedTools: ['load_skill'] });
     const session = baton.session('long-loop');

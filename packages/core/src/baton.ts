@@ -1,5 +1,6 @@
+import type { Engine } from './engine.ts';
 import { type BatonOptions, type ResolvedOptions, resolveOptions } from './options.ts';
-import { type Engine, Session } from './session.ts';
+import { Session } from './session.ts';
 import { stageNameOf } from './stage.ts';
 import { defaultStages } from './stages/index.ts';
 import { TokenCounter } from './token-counter.ts';

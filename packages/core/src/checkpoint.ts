@@ -1,6 +1,13 @@
+import type { Engine } from './engine.ts';
+import { describeError } from './errors.ts';
+import type { BatonEvent } from './events.ts';
+import { formatTokens } from './format.ts';
+import { buildGroups } from './groups.ts';
 import type { Ledger } from './ledger.ts';
-import type { NoteSection } from './notes.ts';
+import type { NoteSection, Notes } from './notes.ts';
+import type { SessionRecord } from './session-record.ts';
 import type { Store } from './store.ts';
+import type { Entry } from './transcript.ts';
 
 /** What an `unfit` outcome leaves behind, so the work can go on from durable state. */
 export interface Checkpoint {
@@ -40,4 +47,69 @@ export function archivedRanges(ledger: Ledger): Checkpoint['archived'] {
   return ledger.decisions.flatMap((d) =>
     d.span ? [{ stage: d.stage, from: d.span[0], to: d.span[1] }] : [],
   );
+}
+
+/**
+ * Writes the checkpoint of an `unfit` outcome: the notes, the ledger's size and the archived
+ * ranges, so the work can go on from durable state. A store failure is an event, and the
+ * returned ref says the checkpoint was not persisted.
+ */
+export async function checkpointSession(
+  engine: Engine,
+  record: SessionRecord,
+  notes: Notes,
+  unfit: { reason: string; tokens: number },
+  emit: (event: BatonEvent) => void,
+): Promise<string> {
+  const { store, inputBudget } = engine.options;
+  const sequence = ++record.state.checkpoints;
+  record.touch();
+  try {
+    return await writeCheckpoint(
+      store,
+      {
+        sessionId: record.id,
+        createdAt: Date.now(),
+        reason: unfit.reason,
+        tokens: unfit.tokens,
+        budget: inputBudget,
+        notes: await notes.sections(),
+        ledger: { version: record.ledgerVersion, decisions: record.ledger.decisions.length },
+        archived: archivedRanges(record.ledger),
+      },
+      sequence,
+    );
+  } catch (error) {
+    emit({ type: 'store-failed', operation: 'writeCheckpoint', error: describeError(error) });
+    return `${record.id}/checkpoint-${sequence} (not persisted: the store failed)`;
+  }
+}
+
+/** Why a projection cannot fit: what filled the context, pinned tools with their sizes first. */
+export function unfitReason(
+  engine: Engine,
+  projection: readonly Entry[],
+  system: string,
+  budget: number,
+): string {
+  const { counter } = engine;
+  const tokensOf = (entries: readonly Entry[]) => entries.reduce((sum, e) => sum + counter.count(e), 0);
+  const groups = buildGroups(projection, engine.pinPolicy);
+  const parts: string[] = [
+    `system prompt and notes ${formatTokens(counter.scale(counter.rawText(system)))} tokens`,
+  ];
+  const pinned = new Map<string, number>();
+  for (const group of groups) {
+    if (!group.pinned) continue;
+    const name = group.toolNames[0] ?? 'pinned entries';
+    pinned.set(name, (pinned.get(name) ?? 0) + tokensOf(group.entries));
+  }
+  for (const [name, tokens] of pinned) parts.push(`pinned tool ${name} ${formatTokens(tokens)} tokens`);
+  const latest = groups.find((g) => g.latestRequest);
+  if (latest) parts.push(`the current request ${formatTokens(tokensOf(latest.entries))} tokens`);
+  const newest = groups.at(-1);
+  if (newest && newest !== latest && !newest.pinned) {
+    parts.push(`the newest step ${formatTokens(tokensOf(newest.entries))} tokens`);
+  }
+  return `${parts.join(' + ')} exceed the ${formatTokens(budget)}-token budget even after every stage (protected content is never evicted)`;
 }

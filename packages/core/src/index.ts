@@ -22,6 +22,7 @@ export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat }
 export type { BatonOptions, ResolvedOptions } from './options.ts';
 export { detectContextOverflow, type OverflowReport } from './overflow.ts';
 export { callWithOverflowRecovery, type OverflowRecoverySpec, type UnfitInfo } from './overflow-recovery.ts';
+export type { Notice, Outcome, Prepared, PrepareInput } from './prepared.ts';
 export { pairingViolation } from './projection-check.ts';
 export type { RecallInput, RecallResult } from './recall.ts';
 export { MISSING_RESULT_TEXT } from './repair.ts';
@@ -42,7 +43,7 @@ export {
   type ProbeRequest,
   type SelfCompactOptions,
 } from './self-compaction.ts';
-export type { Notice, Outcome, Prepared, PrepareInput, Session } from './session.ts';
+export type { Session } from './session.ts';
 export { defineStage, type Stage, type StageContext, type StageResult } from './stage.ts';
 export {
   defaultStages,

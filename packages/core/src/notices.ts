@@ -1,4 +1,6 @@
-import type { Notice } from './session.ts';
+import { formatTokens as fmt } from './format.ts';
+import type { Notice } from './prepared.ts';
+import { previewChars } from './stages/degrade.ts';
 import { recallRangeHint, recallRefHint, resultRef } from './stages/spans.ts';
 import {
   type Entry,
@@ -18,8 +20,6 @@ export interface EvictedSpan {
   /** Host entries evicted, in order (archived verbatim). */
   entries: Entry[];
 }
-
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 /** A line's worth of what a span held: its tool calls with arguments, else the first words. */
 export function describeSpan(entries: readonly Entry[]): string {
@@ -108,4 +108,25 @@ export const NOTICES_HEADING = '## Context notices (this step only)';
 export function renderNotices(notices: readonly Notice[]): string {
   if (notices.length === 0) return '';
   return [NOTICES_HEADING, ...notices.map((n) => n.text)].join('\n\n');
+}
+
+/** The eviction notice (every span but degrade's) and the degrade notice, for what one ladder run did. */
+export function compactionNotices(
+  spans: readonly EvictedSpan[],
+  tokensFreed: number,
+  inputBudget: number,
+): Notice[] {
+  const notices: Notice[] = [];
+  const evictions = spans.filter((s) => s.stage !== 'degrade');
+  const degraded = spans.filter((s) => s.stage === 'degrade');
+  if (evictions.length > 0) notices.push(evictionNotice(evictions, tokensFreed));
+  if (degraded.length > 0) {
+    notices.push(
+      degradeNotice(
+        degraded.flatMap((span) => span.entries),
+        previewChars(inputBudget),
+      ),
+    );
+  }
+  return notices;
 }

@@ -1,4 +1,5 @@
-import type { Prepared, Session } from './session.ts';
+import type { Prepared } from './prepared.ts';
+import type { Session } from './session.ts';
 
 /** Why a step could not be sent, and where its checkpoint is. */
 export interface UnfitInfo {

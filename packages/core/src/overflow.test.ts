@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createBaton } from './baton.ts';
 import { detectContextOverflow } from './overflow.ts';
 import { callWithOverflowRecovery, type UnfitInfo } from './overflow-recovery.ts';
-import type { Prepared } from './session.ts';
+import type { Prepared } from './prepared.ts';
 import { createEntry } from './transcript.ts';
 
 describe('detectContextOverflow', () => {

@@ -151,7 +151,44 @@ describe('Session.prepare', () => {
   });
 });
 
+/** Every relative import of every non-test file below src/, type-only imports included. */
+function importGraph(): Map<string, string[]> {
+  const dir = new URL('./', import.meta.url);
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter(
+    (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
+  );
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const source = readFileSync(new URL(file, dir), 'utf8');
+    const targets = [...source.matchAll(/from '(\.{1,2}\/[^']+)'/g)].map(([, specifier]) =>
+      new URL(specifier as string, new URL(file, dir)).pathname.slice(dir.pathname.length),
+    );
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
 describe('architecture', () => {
+  it('core has no import cycles, type-only imports included', () => {
+    const graph = importGraph();
+    const cycles: string[] = [];
+    const state = new Map<string, 'visiting' | 'done'>();
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'visiting') {
+        cycles.push([...path.slice(path.indexOf(file)), file].join(' -> '));
+        return;
+      }
+      state.set(file, 'visiting');
+      for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of graph.keys()) visit(file, []);
+    // One type-only pair remains: options hold the stages, a stage's context holds the options.
+    // Nothing else may join it.
+    expect(cycles).toEqual(['options.ts -> stage.ts -> options.ts']);
+  });
+
   it('core imports no agent framework', () => {
     const dir = new URL('./', import.meta.url);
     const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter(

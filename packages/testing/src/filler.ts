@@ -1,5 +1,14 @@
-/** Deterministic filler text of about `chars` characters. */
+/**
+ * Deterministic filler text of about `chars` characters: the same `seed` (a non-negative
+ * integer) always gives the same text, a different seed different text.
+ *
+ * @example
+ * filler(2_400, 7); // 'delta log ok 200 path ...', about 2,400 characters
+ */
 export function filler(chars: number, seed: number): string {
+  if (!Number.isSafeInteger(seed) || seed < 0) {
+    throw new RangeError(`[baton] [testing] filler: seed must be a non-negative integer, got ${seed}`);
+  }
   const words = [
     'alpha',
     'beta',

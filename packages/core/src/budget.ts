@@ -1,0 +1,46 @@
+import { PER_REQUEST, type TokenCounter, type ToolSchema } from './token-counter.ts';
+import type { Entry } from './transcript.ts';
+
+/**
+ * What one request costs, as the provider counts it: tool schemas and per-request framing,
+ * the system prompt, and the projection. The entries are summed once per projection (counts
+ * are memoized per entry); each system-prompt variant only adds its own text.
+ */
+export class PromptMeasure {
+  private readonly counter: TokenCounter;
+  private readonly toolsRaw: number;
+  private projectionRaw = 0;
+
+  constructor(counter: TokenCounter, tools: readonly ToolSchema[] | undefined, projection: readonly Entry[]) {
+    this.counter = counter;
+    this.toolsRaw = counter.rawTools(tools) + PER_REQUEST;
+    this.setProjection(projection);
+  }
+
+  /** The projection changed (a compaction): its entries are summed again. */
+  setProjection(projection: readonly Entry[]): void {
+    let raw = 0;
+    for (const entry of projection) raw += this.counter.raw(entry);
+    this.projectionRaw = raw;
+  }
+
+  /** Uncalibrated count of the whole request with this system prompt (what calibration compares). */
+  raw(system: string): number {
+    return this.toolsRaw + this.counter.rawText(system) + this.projectionRaw;
+  }
+
+  /** Calibrated tokens of the whole request with this system prompt. */
+  tokens(system: string): number {
+    return this.counter.scale(this.raw(system));
+  }
+
+  /** Calibrated tokens of everything but the conversation: what the ladder cannot evict. */
+  overhead(system: string): number {
+    return this.counter.scale(this.toolsRaw + this.counter.rawText(system));
+  }
+
+  /** Calibrated tokens of a text on its own (a notice, a summary). */
+  text(text: string): number {
+    return this.counter.scale(this.counter.rawText(text));
+  }
+}

@@ -1,0 +1,19 @@
+import type { PinPolicy } from './groups.ts';
+import type { ResolvedOptions } from './options.ts';
+import type { Stage } from './stage.ts';
+import type { Summarizer } from './summarizer.ts';
+import type { TextCompletion } from './summarizers/continuation.ts';
+import type { TokenCounter } from './token-counter.ts';
+
+/** Shared by all sessions of one `createBaton` call. */
+export interface Engine {
+  options: ResolvedOptions;
+  counter: TokenCounter;
+  stages: readonly Stage[];
+  /** The summarize stages among `stages` (all of them when there is none): what a probe's COMPRESS runs. */
+  summarizeStages: readonly Stage[];
+  pinPolicy: PinPolicy;
+  summaryMemo: Map<string, string>;
+  /** Model-backed continuation summarizers by the host's completion function, each with its own memo. */
+  continuations: WeakMap<TextCompletion, { summarizer: Summarizer; memo: Map<string, string> }>;
+}

@@ -1,0 +1,79 @@
+import type { Engine } from './engine.ts';
+import type { BatonEvent } from './events.ts';
+import type { ProbeDecision } from './rubrics.ts';
+import {
+  type HostModel,
+  type ProbeJudge,
+  type ProbeSchedule,
+  probeSkipReason,
+  type ResolvedSelfCompact,
+  runProbe,
+} from './self-compaction.ts';
+import type { SessionState } from './session-state.ts';
+import type { Summarizer } from './summarizer.ts';
+import { continuationSummarizer } from './summarizers/continuation.ts';
+import type { Entry } from './transcript.ts';
+
+/** The session's probe schedule (created on first use; persisted with the session state). */
+export function probeScheduleOf(state: SessionState): ProbeSchedule {
+  state.probe ??= { steps: 0, compactions: 0 };
+  return state.probe;
+}
+
+/**
+ * With probes on and the host's model at hand, summaries are model-backed, for the rubric's
+ * kind of work. One summarizer and memo per completion function, shared by the engine's
+ * sessions.
+ */
+export function continuationFor(
+  engine: Engine,
+  model: HostModel | undefined,
+): { summarizer: Summarizer; memo: Map<string, string> } | undefined {
+  const config = engine.options.selfCompact;
+  const complete = config?.complete ?? model?.complete;
+  if (!config || !complete || !config.modelSummaries) return undefined;
+  let cached = engine.continuations.get(complete);
+  if (!cached) {
+    cached = { summarizer: continuationSummarizer(complete, config.rubric), memo: new Map() };
+    engine.continuations.set(complete, cached);
+  }
+  return cached;
+}
+
+/**
+ * Runs a probe when the schedule and the context allow one, and reports it as a
+ * `probe-decided` event; its decision, or undefined when none ran.
+ */
+export async function probeIfDue(
+  engine: Engine,
+  config: ResolvedSelfCompact,
+  schedule: ProbeSchedule,
+  context: { tokens: number; entries: readonly Entry[]; system: string; model: HostModel | undefined },
+  emit: (event: BatonEvent) => void,
+): Promise<ProbeDecision | undefined> {
+  const { tokens, entries, system, model } = context;
+  const judge = config.judge ?? model?.judge;
+  if (probeSkipReason(config, schedule, tokens, entries, judge) !== undefined) return undefined;
+  schedule.lastProbeStep = schedule.steps;
+  const { counter } = engine;
+  const result = await runProbe(
+    config,
+    judge as ProbeJudge,
+    { entries, system },
+    (prompt) => tokens + counter.scale(counter.rawText(prompt)),
+  );
+  emit({
+    type: 'probe-decided',
+    rubric: config.rubric.id,
+    step: schedule.steps,
+    tokens,
+    decision: result.decision,
+    ...(result.modelDecision
+      ? { modelDecision: result.modelDecision, agreed: result.modelDecision === result.decision }
+      : {}),
+    criteria: result.answers.map((a) => ({ id: a.id, answer: a.answer ? 'Y' : 'N' })),
+    costTokens: result.costTokens,
+    ...(result.error ? { error: result.error } : {}),
+  });
+  return result.decision;
+}
