@@ -54,13 +54,9 @@ export function batonPrepareStep(session: Session) {
       system: base,
       ...(host ? { model: host } : {}),
     });
-    const projected = fromEntries(prepared.entries, cache);
-    const unchanged =
-      projected.length === messages.length && projected.every((m, i) => m === (messages[i] as HostMessage));
-    const block = prepared.system.slice(base.length).trimStart();
     return {
-      ...(unchanged ? {} : { messages: projected as ModelMessage[] }),
-      ...(block.length > 0 ? { instructions: withBlock(instructions, block) } : {}),
+      ...(prepared.changed ? { messages: fromEntries(prepared.entries, cache) as ModelMessage[] } : {}),
+      ...(prepared.block.length > 0 ? { instructions: withBlock(instructions, prepared.block) } : {}),
     };
   };
 }

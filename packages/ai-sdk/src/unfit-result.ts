@@ -10,18 +10,10 @@ const ZERO_USAGE = {
   outputTokens: { total: 0, text: 0, reasoning: 0 },
 };
 
-export function unfitText({ reason, checkpointRef }: UnfitInfo): string {
-  return (
-    `[baton] This step was not sent to the model: the context cannot fit the window (${reason}). ` +
-    `Nothing was lost: a checkpoint of the notes, compaction ledger and archive index is saved as ${JSON.stringify(checkpointRef)}, ` +
-    'and the next turn starts with a notice explaining it. Ask for smaller tool outputs or a new turn to continue.'
-  );
-}
-
 /** The model is not called: the step ends with an assistant message saying what happened. */
 export function unfitGenerateResult(info: UnfitInfo): LanguageModelV4GenerateResult {
   return {
-    content: [{ type: 'text', text: unfitText(info) }],
+    content: [{ type: 'text', text: info.message }],
     finishReason: { unified: 'other', raw: 'baton-unfit' },
     usage: ZERO_USAGE,
     providerMetadata: { baton: { outcome: 'unfit', reason: info.reason, checkpointRef: info.checkpointRef } },
@@ -33,7 +25,7 @@ export function unfitStreamResult(info: UnfitInfo): LanguageModelV4StreamResult 
   const parts: LanguageModelV4StreamPart[] = [
     { type: 'stream-start', warnings: [] },
     { type: 'text-start', id: 'baton-unfit' },
-    { type: 'text-delta', id: 'baton-unfit', delta: unfitText(info) },
+    { type: 'text-delta', id: 'baton-unfit', delta: info.message },
     { type: 'text-end', id: 'baton-unfit' },
     {
       type: 'finish',

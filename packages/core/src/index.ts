@@ -17,12 +17,18 @@ export {
   withSystemBlock,
 } from './model-prompt.ts';
 export { NOTES_HEADING, type NoteSection, type NotesApi, type NotesDocument } from './notes.ts';
-export { NOTICES_HEADING, renderNotices } from './notices.ts';
+export { NOTICES_HEADING, renderNotices, unfitStepMessage } from './notices.ts';
 export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat } from './openai-chat.ts';
 export type { BatonOptions, ResolvedOptions } from './options.ts';
 export { detectContextOverflow, type OverflowReport } from './overflow.ts';
-export { callWithOverflowRecovery, type OverflowRecoverySpec, type UnfitInfo } from './overflow-recovery.ts';
-export type { Notice, Outcome, Prepared, PrepareInput } from './prepared.ts';
+export {
+  callWithOverflowRecovery,
+  type OverflowRecoverySpec,
+  pendingUnfit,
+  type UnfitInfo,
+  unfitOf,
+} from './overflow-recovery.ts';
+export type { Notice, Outcome, Prepared, PreparedToSend, PreparedUnfit, PrepareInput } from './prepared.ts';
 export { pairingViolation } from './projection-check.ts';
 export type { RecallInput, RecallResult } from './recall.ts';
 export { MISSING_RESULT_TEXT } from './repair.ts';

@@ -110,6 +110,17 @@ export function renderNotices(notices: readonly Notice[]): string {
   return [NOTICES_HEADING, ...notices.map((n) => n.text)].join('\n\n');
 }
 
+/**
+ * What a host ends an `unfit` step with, in every adapter: the step was not sent, why, and
+ * where the checkpoint is. (The agent reads the unfit notice on the next turn as well.)
+ */
+export function unfitStepMessage(unfit: { reason: string; checkpointRef: string }): string {
+  return (
+    `[baton] This step was not sent to the model: the context cannot fit the window (${unfit.reason}). ` +
+    `Nothing was lost: a checkpoint is saved as ${JSON.stringify(unfit.checkpointRef)}, and the next turn starts with a notice explaining it.`
+  );
+}
+
 /** The eviction notice (every span but degrade's) and the degrade notice, for what one ladder run did. */
 export function compactionNotices(
   spans: readonly EvictedSpan[],

@@ -1,10 +1,13 @@
+import { unfitStepMessage } from './notices.ts';
 import type { Prepared } from './prepared.ts';
 import type { Session } from './session.ts';
 
-/** Why a step could not be sent, and where its checkpoint is. */
+/** Why a step could not be sent, where its checkpoint is, and the text the host ends the step with. */
 export interface UnfitInfo {
   reason: string;
   checkpointRef: string;
+  /** Rendered by core, the same in every adapter. */
+  message: string;
 }
 
 export interface OverflowRecoverySpec<A, T> {
@@ -20,17 +23,20 @@ export interface OverflowRecoverySpec<A, T> {
   unfit(info: UnfitInfo): T;
 }
 
-function unfitOf(prepared: Prepared): UnfitInfo | undefined {
-  return prepared.outcome === 'unfit'
-    ? { reason: prepared.reason ?? 'over budget', checkpointRef: prepared.checkpointRef ?? '' }
-    : undefined;
+/** What a host needs to end the step, when `prepared` is unfit. */
+export function unfitOf(prepared: Prepared): UnfitInfo | undefined {
+  if (prepared.outcome !== 'unfit') return undefined;
+  const { reason, checkpointRef, message } = prepared;
+  return { reason, checkpointRef, message };
 }
 
-function pendingUnfit(session: Session): UnfitInfo {
-  const unfit = session.unfit;
-  return unfit
-    ? { reason: unfit.reason, checkpointRef: unfit.checkpointRef }
-    : { reason: 'the provider rejected the request as too long twice', checkpointRef: '' };
+/** What a host needs to end the step after `recoverFromOverflow` answered `'unfit'`. */
+export function pendingUnfit(session: Session): UnfitInfo {
+  const unfit = session.unfit ?? {
+    reason: 'the provider rejected the request as too long twice',
+    checkpointRef: '',
+  };
+  return { reason: unfit.reason, checkpointRef: unfit.checkpointRef, message: unfitStepMessage(unfit) };
 }
 
 /**

@@ -142,7 +142,8 @@ describe('callWithOverflowRecovery', () => {
       unfit: (unfit) => unfit,
     });
     expect(calls).toBe(0);
-    expect(info).toMatchObject({ checkpointRef: prepared.checkpointRef });
+    if (prepared.outcome !== 'unfit') throw new Error(`expected unfit, got ${prepared.outcome}`);
+    expect(info).toMatchObject({ checkpointRef: prepared.checkpointRef, message: prepared.message });
 
     const session = createBaton({ contextWindow: 20_000 }).session('twice');
     const twice = await callWithOverflowRecovery(session, {

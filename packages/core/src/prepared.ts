@@ -27,18 +27,35 @@ export interface Notice {
 
 export type Outcome = 'ok' | 'compacted' | 'unfit';
 
-/** What `prepare` returns: the projection to send, and what happened. */
-export interface Prepared {
+interface PreparedBase {
   /** The projection: what the model should see this call. */
   entries: Entry[];
-  /** The system prompt to send: the host's, then the agent's notes, then this step's notices. */
+  /** The system prompt to send: the host's, then Baton's `block`. */
   system: string;
+  /** Baton's part of the system prompt alone: the agent's notes, then this step's notices ('' when none). */
+  block: string;
+  /** Whether `entries` differ from the entries given (a compaction, a repair): hosts that rewrite their history need to. */
+  changed: boolean;
   notices: Notice[];
-  outcome: Outcome;
   tokens: { before: number; after: number; budget: number };
   events: BatonEvent[];
-  /** With `unfit`: where the durable checkpoint is. */
-  checkpointRef?: string;
-  /** With `unfit`: why nothing smaller could be sent. */
-  reason?: string;
 }
+
+/** A projection to send: within budget, compacted or not. */
+export interface PreparedToSend extends PreparedBase {
+  outcome: 'ok' | 'compacted';
+}
+
+/** Nothing that fits could be made: the model must not be called; the host ends the step. */
+export interface PreparedUnfit extends PreparedBase {
+  outcome: 'unfit';
+  /** Why nothing smaller could be sent (what fills the window). */
+  reason: string;
+  /** Where the durable checkpoint is. */
+  checkpointRef: string;
+  /** The text a host ends the step with, the same in every adapter. */
+  message: string;
+}
+
+/** What `prepare` returns: the projection to send, and what happened. Narrow on `outcome`. */
+export type Prepared = PreparedToSend | PreparedUnfit;

@@ -19,6 +19,35 @@ function chat(turns: number, size = 120): Entry[] {
 }
 
 describe('Session.prepare', () => {
+  it("says whether the projection changed, and returns Baton's block apart from the host's system prompt", async () => {
+    const session = createBaton({ contextWindow: 6_000 }).session('changed');
+    const history = chat(60);
+    const small = await session.prepare({ entries: history.slice(0, 5), system: 'HOST PROMPT' });
+    expect(small).toMatchObject({ outcome: 'ok', changed: false, block: '', system: 'HOST PROMPT' });
+    await session.notes.write('plan', 'NOTE TEXT');
+    const noted = await session.prepare({ entries: history.slice(0, 5), system: 'HOST PROMPT' });
+    expect(noted.changed).toBe(false);
+    expect(noted.block).toContain('NOTE TEXT');
+    expect(noted.system).toBe(`HOST PROMPT\n\n${noted.block}`);
+    const compacted = await session.prepare({ entries: history, system: 'HOST PROMPT' });
+    expect(compacted).toMatchObject({ outcome: 'compacted', changed: true });
+    expect(compacted.system).toBe(`HOST PROMPT\n\n${compacted.block}`);
+  });
+
+  it('gives an unfit outcome its reason, checkpoint and the one message every adapter ends the step with', async () => {
+    const session = createBaton({ contextWindow: 1_000 }).session('unfit-message');
+    const prepared = await session.prepare({
+      entries: [createEntry(0, 'user', words(3_000, 1))],
+      system: 'x',
+    });
+    if (prepared.outcome !== 'unfit') throw new Error(`expected unfit, got ${prepared.outcome}`);
+    expect(prepared.checkpointRef).toMatch(/checkpoint-1$/);
+    expect(prepared.message).toBe(
+      `[baton] This step was not sent to the model: the context cannot fit the window (${prepared.reason}). ` +
+        `Nothing was lost: a checkpoint is saved as ${JSON.stringify(prepared.checkpointRef)}, and the next turn starts with a notice explaining it.`,
+    );
+  });
+
   it('keeps the projection prefix byte-stable between calls when nothing new is compacted', async () => {
     const session = createBaton({ contextWindow: 6_000 }).session('s');
     const history = chat(60);

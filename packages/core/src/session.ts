@@ -9,9 +9,9 @@ import type { BatonEvent } from './events.ts';
 import { runLadder } from './ladder.ts';
 import { applyLedger } from './ledger.ts';
 import { Notes, type NotesApi, renderNotes } from './notes.ts';
-import { compactionNotices, renderNotices, unfitNotice, warningNotice } from './notices.ts';
+import { compactionNotices, renderNotices, unfitNotice, unfitStepMessage, warningNotice } from './notices.ts';
 import { detectContextOverflow } from './overflow.ts';
-import type { Notice, Outcome, Prepared, PrepareInput } from './prepared.ts';
+import type { Notice, Prepared, PrepareInput } from './prepared.ts';
 import { continuationFor, probeIfDue, probeScheduleOf } from './probe-step.ts';
 import { repairTranscript } from './repair.ts';
 import { SessionRecord } from './session-record.ts';
@@ -170,15 +170,13 @@ export class Session {
     }
 
     // The ledger re-applied, then measured with the system prompt, the notes and the tools.
-    const baseSystem = joinBlocks(
-      input.system ?? '',
-      input.renderNotes === false ? '' : await this.renderedNotes(emit),
-    );
+    const notes = input.renderNotes === false ? '' : await this.renderedNotes(emit);
+    const baseSystem = joinBlocks(input.system ?? '', notes);
     let projection = applyLedger(repaired.entries, record.ledger.decisions);
     const measure = new PromptMeasure(counter, input.tools, projection);
     const before = measure.tokens(baseSystem);
     const budget = options.inputBudget;
-    let outcome: Outcome = 'ok';
+    let outcome: 'ok' | 'compacted' = 'ok';
 
     // The controller: a stored request (agent, overflow), the backstop, or a probe's COMPRESS.
     // The probe schedule counts model calls; it is kept (and persisted) only with probes on.
@@ -281,16 +279,18 @@ export class Session {
     }
 
     // Over the budget even so: unfit, with a durable checkpoint, never an exception.
-    const system = joinBlocks(baseSystem, renderNotices(notices));
+    const block = joinBlocks(notes, renderNotices(notices));
+    const system = joinBlocks(input.system ?? '', block);
     const raw = measure.raw(system);
     const after = counter.scale(raw);
-    let checkpointRef: string | undefined;
-    let reason: string | undefined;
+    const changed =
+      projection.length !== input.entries.length || projection.some((entry, i) => entry !== input.entries[i]);
+    const common = { entries: projection, system, block, changed, notices, events };
+    let prepared: Prepared = { ...common, outcome, tokens: { before, after, budget } };
     if (after > budget) {
-      outcome = 'unfit';
-      reason = unfitReason(engine, projection, baseSystem, budget);
+      const reason = unfitReason(engine, projection, baseSystem, budget);
       emit({ type: 'budget-exceeded', tokens: after, budget, reason });
-      checkpointRef = await checkpointSession(
+      const checkpointRef = await checkpointSession(
         engine,
         record,
         this.notesStore,
@@ -299,20 +299,20 @@ export class Session {
       );
       record.state.unfit = { reason, checkpointRef, tokens: after, budget };
       record.touch();
+      const message = unfitStepMessage({ reason, checkpointRef });
+      prepared = {
+        ...common,
+        outcome: 'unfit',
+        tokens: { before, after, budget },
+        reason,
+        checkpointRef,
+        message,
+      };
     }
     await record.persistState(emit);
     this.lastRawTotal = raw;
     this.lastTokens = after;
-    return {
-      entries: projection,
-      system,
-      notices,
-      outcome,
-      tokens: { before, after, budget },
-      events,
-      ...(checkpointRef !== undefined ? { checkpointRef } : {}),
-      ...(reason !== undefined ? { reason } : {}),
-    };
+    return prepared;
   }
 
   private async renderedNotes(emit: (e: BatonEvent) => void): Promise<string> {

@@ -20,9 +20,7 @@ import { sessionsFor } from './sessions.ts';
 
 function unfitMessage(unfit: UnfitInfo): AIMessage {
   return new AIMessage({
-    content:
-      `[baton] This step was not sent to the model: the context cannot fit the window (${unfit.reason}). ` +
-      `Nothing was lost: a checkpoint is saved as ${JSON.stringify(unfit.checkpointRef)}, and the next turn starts with a notice explaining it.`,
+    content: unfit.message,
     response_metadata: {
       baton: { outcome: 'unfit', reason: unfit.reason, checkpointRef: unfit.checkpointRef },
     },
@@ -106,12 +104,11 @@ export function batonMiddleware(options: BatonMiddlewareOptions) {
       entries: toEntries(state.messages),
       ...lastRequest.get(session),
     });
-    const projected = fromEntries(prepared.entries);
-    const unchanged =
-      projected.length === state.messages.length && projected.every((m, i) => m === state.messages[i]);
-    if (unchanged && prepared.notices.length === 0) return undefined;
+    if (!prepared.changed && prepared.notices.length === 0) return undefined;
     return {
-      ...(unchanged ? {} : { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...projected] }),
+      ...(prepared.changed
+        ? { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...fromEntries(prepared.entries)] }
+        : {}),
       _batonNotices: prepared.notices,
     };
   }

@@ -47,25 +47,23 @@ export function createCompactionNode(options: BatonOptions) {
     const current = state.messages.find((m) => m.id === CONTEXT_MESSAGE_ID);
     const history = state.messages.filter((m) => m.id !== CONTEXT_MESSAGE_ID);
     const prepared = await session.prepare({ entries: toEntries(history) });
-    const projected = fromEntries(prepared.entries);
-    const unchanged = projected.length === history.length && projected.every((m, i) => m === history[i]);
-    const sameBlock = (current?.text ?? '') === prepared.system;
+    const sameBlock = (current?.text ?? '') === prepared.block;
     const unfit =
       prepared.outcome === 'unfit'
         ? [
             new AIMessage({
-              content: `[baton] The context cannot fit the window (${prepared.reason}). A checkpoint is saved as ${JSON.stringify(prepared.checkpointRef)}; the turn ends here.`,
+              content: prepared.message,
               response_metadata: {
                 baton: { outcome: 'unfit', reason: prepared.reason, checkpointRef: prepared.checkpointRef },
               },
             }),
           ]
         : [];
-    if (unchanged && sameBlock) return { messages: unfit };
+    if (!prepared.changed && sameBlock) return { messages: unfit };
     return {
       messages: [
         new RemoveMessage({ id: REMOVE_ALL_MESSAGES }),
-        ...withContext(projected, prepared.system),
+        ...withContext(fromEntries(prepared.entries), prepared.block),
         ...unfit,
       ],
     };

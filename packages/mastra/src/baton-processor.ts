@@ -8,10 +8,12 @@ import {
   memoryStore,
   type Prepared,
   type PromptMessage,
+  pendingUnfit,
   promptToEntries,
   type Session,
   type ToolSchema,
   type UnfitInfo,
+  unfitOf,
   withSystemBlock,
 } from '@baton/core';
 import type { MastraMemory } from '@mastra/core/memory';
@@ -201,10 +203,8 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
       args.prompt as unknown as PromptMessage[],
       hostModelOf(args.model),
     );
-    if (prepared.outcome === 'unfit') {
-      run.unfit = { reason: prepared.reason ?? 'over budget', checkpointRef: prepared.checkpointRef ?? '' };
-      return { response: unfitResponse(run.unfit) };
-    }
+    run.unfit = unfitOf(prepared);
+    if (run.unfit) return { response: unfitResponse(run.unfit) };
     const prompt = withSystemBlock(entriesToPrompt(prepared.entries), prepared.system);
     return { prompt: prompt as unknown as ProcessLLMRequestArgs['prompt'] };
   }
@@ -242,11 +242,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     if (verdict === 'not-overflow') return undefined;
     if (verdict === 'unfit') {
       // Mastra cannot end a run from this hook cleanly: the retried step answers as unfit instead.
-      const unfit = (run.session as Session).unfit;
-      run.unfit = {
-        reason: unfit?.reason ?? 'the provider rejected the request as too long twice',
-        checkpointRef: unfit?.checkpointRef ?? '',
-      };
+      run.unfit = pendingUnfit(run.session as Session);
     }
     return { retry: true };
   }

@@ -7,7 +7,6 @@ export {
   type BatonTripwireMetadata,
   batonProcessor,
 } from './baton-processor.ts';
-export { unfitText } from './unfit-response.ts';
 export {
   PREAMBLE_SECTION,
   parseWorkingMemory,
