@@ -11,7 +11,7 @@ export default defineConfig({
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 60_000,
-    // Checks the packages are built (some tests run the built bin and the packed tarballs), then a
+    // Builds what is stale (some tests run the built bin and the packed tarballs), then a
     // throwaway PostgreSQL on loopback for the Postgres store's tests (or BATON_PG_URL).
     globalSetup: ['test/support/build-packages.ts', 'test/support/postgres-server.ts'],
     // .ci/run reads the JSON report for its closing "N passed, N failed" line.

@@ -48,6 +48,21 @@ function reportedInputTokens(usage: unknown): number | undefined {
  * in a system message after the host's, the provider's usage calibrates the count, and a
  * context-overflow error is recovered once (compact harder, retry through the inner model)
  * before it becomes an `unfit` step. An `unfit` outcome never calls the model.
+ *
+ * Most code takes it ready-made from `createBaton(options).session(id).middleware`; this
+ * factory is for a session resolved per call.
+ *
+ * @example
+ * ```ts
+ * import { batonMiddleware, createBaton } from '@baton/ai-sdk';
+ * import { wrapLanguageModel } from 'ai';
+ *
+ * const baton = createBaton({ model: 'gpt-4o' });
+ * const model = wrapLanguageModel({
+ *   model: openai('gpt-4o'),
+ *   middleware: batonMiddleware((call) => baton.core.session(String(call.headers?.['x-chat-id']))),
+ * });
+ * ```
  */
 export function batonMiddleware(
   resolveSession: (params: LanguageModelV4CallOptions) => Session,

@@ -31,6 +31,21 @@ function withBlock(instructions: Instructions | undefined, block: string): Instr
  * projection differs (a compaction) the step gets a `messages` override, which the SDK
  * carries forward as the new history, and notes and notices go into `instructions`. The
  * archive is written before the override is returned. Use it instead of the middleware.
+ *
+ * @example
+ * ```ts
+ * import { createBaton } from '@baton/ai-sdk';
+ * import { generateText, stepCountIs } from 'ai';
+ *
+ * const session = createBaton({ model: 'gpt-4o' }).session('ticket-4411');
+ * await generateText({
+ *   model: openai('gpt-4o'), // not wrapped: prepareStep rewrites the history instead
+ *   tools: { ...tools, ...session.tools },
+ *   prepareStep: session.prepareStep,
+ *   stopWhen: stepCountIs(200),
+ *   prompt,
+ * });
+ * ```
  */
 export function batonPrepareStep(session: Session) {
   const cache: ConversionCache = { entries: new WeakMap() };

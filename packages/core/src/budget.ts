@@ -41,6 +41,6 @@ export class PromptMeasure {
 
   /** Calibrated tokens of a text on its own (a notice, a summary). */
   text(text: string): number {
-    return this.counter.scale(this.counter.rawText(text));
+    return this.counter.text(text);
   }
 }

@@ -69,7 +69,7 @@ export async function checkpointSession(
       store,
       {
         sessionId: record.id,
-        createdAt: Date.now(),
+        createdAt: engine.options.now(),
         reason: unfit.reason,
         tokens: unfit.tokens,
         budget: inputBudget,
@@ -95,9 +95,7 @@ export function unfitReason(
   const { counter } = engine;
   const tokensOf = (entries: readonly Entry[]) => entries.reduce((sum, e) => sum + counter.count(e), 0);
   const groups = buildGroups(projection, engine.pinPolicy);
-  const parts: string[] = [
-    `system prompt and notes ${formatTokens(counter.scale(counter.rawText(system)))} tokens`,
-  ];
+  const parts: string[] = [`system prompt and notes ${formatTokens(counter.text(system))} tokens`];
   const pinned = new Map<string, number>();
   for (const group of groups) {
     if (!group.pinned) continue;

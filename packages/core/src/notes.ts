@@ -54,6 +54,7 @@ export class Notes implements NotesApi {
     private readonly sessionId: string,
     private readonly cap: number,
     private readonly countText: (text: string) => number,
+    private readonly random: () => number = Math.random,
   ) {}
 
   /** Current sections from the store (cached; the store is re-read after a failed write). */
@@ -103,7 +104,7 @@ export class Notes implements NotesApi {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       // Contended (several workers writing one session's notes): back off a random while.
       if (attempt > 0)
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(attempt, 6)));
+        await new Promise((resolve) => setTimeout(resolve, this.random() * 2 ** Math.min(attempt, 6)));
       const sections = await this.sections();
       const version = this.cache!.version;
       const current = sections.find((s) => s.name === name);

@@ -81,6 +81,10 @@ const optionsSchema = z
       .optional(),
     catalog: z.record(z.string(), modelInfoSchema).optional(),
     onEvent: fn<(event: BatonEvent) => void>('a function (event) => void').optional(),
+    /** The clock (epoch milliseconds) stamped on archive records and checkpoints. Default `Date.now`. */
+    now: fn<() => number>('a function () => epoch milliseconds').optional(),
+    /** Randomness for the jittered back-off of contended notes writes. Default `Math.random`. */
+    random: fn<() => number>('a function () => a number in [0, 1)').optional(),
     /** SELFCOMPACT probes: off unless given. */
     selfCompact: selfCompactSchema.optional(),
   })
@@ -105,7 +109,11 @@ export interface ResolvedOptions
     | 'targetAt'
     | 'truncateAt'
     | 'selfCompact'
+    | 'now'
+    | 'random'
   > {
+  now: () => number;
+  random: () => number;
   /** Default 0.64 (or 0.8 x compactAt when that is lower). */
   warnAt: number;
   /** Default 0.5 (or 0.625 x compactAt when that is lower). */
@@ -205,5 +213,7 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
     store: o.store ?? memoryStore(),
     summarizer: o.summarizer ?? extractiveSummarizer(),
     selfCompact: o.selfCompact ? resolveSelfCompact(o.selfCompact, window - reserveOutput) : undefined,
+    now: o.now ?? Date.now,
+    random: o.random ?? Math.random,
   };
 }

@@ -60,7 +60,7 @@ export async function probeIfDue(
     config,
     judge as ProbeJudge,
     { entries, system },
-    (prompt) => tokens + counter.scale(counter.rawText(prompt)),
+    (prompt) => tokens + counter.text(prompt),
   );
   emit({
     type: 'probe-decided',

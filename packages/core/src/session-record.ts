@@ -38,13 +38,15 @@ export class SessionRecord {
   /** Whether the store has answered a load at least once (else the state is this process's guess). */
   loaded = false;
   private readonly store: Store;
+  private readonly now: () => number;
   private stateVersion = 0;
   private stateDirty = false;
   private readonly archivedOrphans = new Set<string>();
 
-  constructor(id: string, store: Store) {
+  constructor(id: string, store: Store, now: () => number) {
     this.id = id;
     this.store = store;
+    this.now = now;
   }
 
   /** Marks the state changed: `persistState` writes it at the end of the call. */
@@ -93,7 +95,7 @@ export class SessionRecord {
   async commit(decisions: Decision[], spans: readonly EvictedSpan[], emit: Emit): Promise<boolean> {
     const { store } = this;
     try {
-      if (spans.length > 0) await store.appendArchive(this.id, archiveRecords(spans, Date.now()));
+      if (spans.length > 0) await store.appendArchive(this.id, archiveRecords(spans, this.now()));
     } catch (error) {
       emit({ type: 'store-failed', operation: 'appendArchive', error: describeError(error) });
       return false;
@@ -149,7 +151,7 @@ export class SessionRecord {
     const fresh = orphaned.filter((e) => !this.archivedOrphans.has(e.key));
     if (fresh.length === 0) return;
     try {
-      const now = Date.now();
+      const now = this.now();
       await this.store.appendArchive(
         this.id,
         fresh.map((entry) => ({ ref: entry.key, seq: entry.seq, entry, stage: 'repair', archivedAt: now })),

@@ -19,6 +19,22 @@ function chat(turns: number, size = 120): Entry[] {
 }
 
 describe('Session.prepare', () => {
+  it('stamps archive records and checkpoints with the injected clock, and refuses a clock that is not a function', async () => {
+    const store = memoryStore();
+    const baton = createBaton({ contextWindow: 6_000, store, now: () => 1_234_567 });
+    const compacted = await baton.session('clock').prepare({ entries: chat(60) });
+    expect(compacted.outcome).toBe('compacted');
+    const archived = await store.rangeArchive('clock', 0, 1_000);
+    expect(archived.length).toBeGreaterThan(0);
+    expect(new Set(archived.map((r) => r.archivedAt))).toEqual(new Set([1_234_567]));
+    const unfit = await createBaton({ contextWindow: 1_000, store, now: () => 42 })
+      .session('clock-unfit')
+      .prepare({ entries: [createEntry(0, 'user', words(3_000, 2))] });
+    if (unfit.outcome !== 'unfit') throw new Error(`expected unfit, got ${unfit.outcome}`);
+    expect((await baton.session('clock-unfit').readCheckpoint(unfit.checkpointRef))?.createdAt).toBe(42);
+    expect(() => createBaton({ contextWindow: 6_000, now: 5 as never })).toThrow(/now: expected a function/);
+  });
+
   it("says whether the projection changed, and returns Baton's block apart from the host's system prompt", async () => {
     const session = createBaton({ contextWindow: 6_000 }).session('changed');
     const history = chat(60);

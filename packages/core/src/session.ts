@@ -48,10 +48,14 @@ export class Session {
     this.id = id;
     this.engine = engine;
     const { options, counter } = engine;
-    this.record = new SessionRecord(id, options.store);
+    this.record = new SessionRecord(id, options.store, options.now);
     this.archive = archiveApi(options.store, id);
-    this.notesStore = new Notes(options.store, id, options.notesCap, (text) =>
-      counter.scale(counter.rawText(text)),
+    this.notesStore = new Notes(
+      options.store,
+      id,
+      options.notesCap,
+      (text) => counter.text(text),
+      options.random,
     );
     this.notes = this.notesStore;
     this.tools = createAgentTools({

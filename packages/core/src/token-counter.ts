@@ -116,11 +116,9 @@ export class TokenCounter {
     return this.scale(this.raw(entry));
   }
 
-  /** Calibrated tokens of many entries. */
-  sum(entries: readonly Entry[]): number {
-    let raw = 0;
-    for (const entry of entries) raw += this.raw(entry);
-    return this.scale(raw);
+  /** Calibrated tokens of a text on its own (notes, a notice, a summary, a probe prompt). */
+  text(text: string): number {
+    return this.scale(this.rawText(text));
   }
 
   /**

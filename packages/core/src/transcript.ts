@@ -110,11 +110,6 @@ export function contentHashOf(entry: Entry): string {
   return hash;
 }
 
-/** Builds the key of an entry that has no host id. */
-export function entryKey(seq: number, role: Role, parts: readonly Part[]): string {
-  return `${seq}-${contentHash(role, parts)}`;
-}
-
 /** Convenience constructor for tests, examples and adapters. */
 export function createEntry(seq: number, role: Role, parts: Part[] | string, key?: string): Entry {
   const normalized: Part[] = typeof parts === 'string' ? [{ type: 'text', text: parts }] : parts;

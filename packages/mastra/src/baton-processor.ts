@@ -104,6 +104,26 @@ function toolSchemas(tools: Record<string, unknown> | undefined): ToolSchema[] {
  * - `unfit`: the model is not called; the step answers with an explanation (stored like any
  *   reply, so nothing of the turn is lost) and the run ends with a tripwire whose metadata
  *   holds the checkpoint. Never an unhandled error.
+ *
+ * Throws `BatonConfigError` on a `@mastra/core` older than 1.33 (no `processLLMRequest`).
+ *
+ * @example
+ * ```ts
+ * import { BatonProcessor } from '@baton/mastra';
+ * import { Agent } from '@mastra/core/agent';
+ *
+ * const baton = new BatonProcessor({ model: 'gpt-4o', pinnedTools: ['load_skill'] });
+ * const agent = new Agent({
+ *   id: 'coder',
+ *   name: 'Coder',
+ *   instructions,
+ *   model,
+ *   tools,
+ *   inputProcessors: [baton],
+ *   outputProcessors: [baton],
+ *   errorProcessors: [baton],
+ * });
+ * ```
  */
 export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata> {
   readonly id = 'baton' as const;
@@ -248,7 +268,15 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
   }
 }
 
-/** `new BatonProcessor(options)`. */
+/**
+ * `new BatonProcessor(options)`.
+ *
+ * @example
+ * ```ts
+ * const baton = batonProcessor({ model: 'gpt-4o' });
+ * const agent = new Agent({ id, name, instructions, model, tools, ...baton.lists });
+ * ```
+ */
 export function batonProcessor(options: BatonProcessorOptions): BatonProcessor {
   return new BatonProcessor(options);
 }

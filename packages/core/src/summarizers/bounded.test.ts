@@ -23,7 +23,7 @@ describe('boundedSummarize', () => {
     const deps = {
       summarizer,
       countEntry: (e: Entry) => counter.count(e),
-      countText: (t: string) => counter.scale(counter.rawText(t)),
+      countText: (t: string) => counter.text(t),
       maxInputTokens: 1_000,
       maxTokens: 300,
       memo: new Map<string, string>(),
@@ -49,7 +49,7 @@ describe('boundedSummarize', () => {
         return 'summary';
       },
       countEntry: (e: Entry) => counter.count(e),
-      countText: (t: string) => counter.scale(counter.rawText(t)),
+      countText: (t: string) => counter.text(t),
       maxInputTokens: 10_000,
       maxTokens: 100,
       memo: new Map<string, string>(),
@@ -65,7 +65,7 @@ describe('boundedSummarize', () => {
     const deps = {
       summarizer: async () => '  ',
       countEntry: (e: Entry) => counter.count(e),
-      countText: (t: string) => counter.scale(counter.rawText(t)),
+      countText: (t: string) => counter.text(t),
       maxInputTokens: 10_000,
       maxTokens: 100,
       memo: new Map<string, string>(),
