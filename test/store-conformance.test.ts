@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BatonConfigError, memoryStore, type Store, sqliteStore } from '@baton/core';
-import { describeStoreConformance } from '@baton/testing';
+import { BatonConfigError, memoryStore, type Store, sqliteStore, storeNotes } from '@baton/core';
+import { describeNotesBackendConformance, describeStoreConformance } from '@baton/testing';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { skipUnless } from './support/skip-unless.ts';
 
@@ -111,4 +111,9 @@ describe('sqliteStore options and schema', () => {
     expect((await b.getDocument('s/ledger', 'ledger'))?.value).toBe('from a');
     await Promise.all([a.close(), b.close()]);
   });
+});
+
+describeNotesBackendConformance('store notes on memory', { create: () => storeNotes(memoryStore()) });
+describeNotesBackendConformance('store notes on sqlite', {
+  create: () => storeNotes(sqliteStore({ path: ':memory:' })),
 });

@@ -16,7 +16,8 @@ export {
   promptToEntries,
   withSystemBlock,
 } from './model-prompt.ts';
-export { NOTES_HEADING, type NoteSection, type NotesApi, type NotesDocument } from './notes.ts';
+export { NOTES_HEADING, type NotesApi } from './notes.ts';
+export { type NoteSection, type NotesBackend, type NotesDocument, storeNotes } from './notes-backend.ts';
 export { NOTICES_HEADING, renderNotices, unfitStepMessage } from './notices.ts';
 export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat } from './openai-chat.ts';
 export type { BatonOptions, ResolvedOptions } from './options.ts';

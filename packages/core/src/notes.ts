@@ -1,14 +1,4 @@
-import type { Store } from './store.ts';
-
-/** One named section of the agent's notes. */
-export interface NoteSection {
-  name: string;
-  text: string;
-}
-
-export interface NotesDocument {
-  sections: NoteSection[];
-}
+import type { NoteSection, NotesBackend } from './notes-backend.ts';
 
 /** Thrown by a write that would exceed the cap or could not be stored; the notes tool turns it into a tool error. */
 export class NotesError extends Error {
@@ -28,7 +18,6 @@ export interface NotesApi {
   usage(): Promise<{ tokens: number; cap: number }>;
 }
 
-const NAMESPACE = 'baton/notes';
 /** Compare-and-set attempts of one write before it is refused (each re-reads and re-applies). */
 const MAX_ATTEMPTS = 16;
 
@@ -42,15 +31,15 @@ export function renderNotes(sections: readonly NoteSection[]): string {
 }
 
 /**
- * Notes of one session in the store. Writes are compare-and-set against the stored version
+ * Notes of one session, in its `NotesBackend` (Baton's store by default). Writes are compare-and-set against the stored version
  * (another worker's write is re-read and applied on top, never overwritten blindly) and
  * refused, with the cap and the current size, when the rendered notes would exceed the cap.
  */
 export class Notes implements NotesApi {
-  private cache: { doc: NotesDocument; version: number } | undefined;
+  private cache: { sections: NoteSection[]; version: number } | undefined;
 
   constructor(
-    private readonly store: Store,
+    private readonly backend: NotesBackend,
     private readonly sessionId: string,
     private readonly cap: number,
     private readonly countText: (text: string) => number,
@@ -59,11 +48,8 @@ export class Notes implements NotesApi {
 
   /** Current sections from the store (cached; the store is re-read after a failed write). */
   async sections(): Promise<NoteSection[]> {
-    if (!this.cache) {
-      const stored = await this.store.getDocument<NotesDocument>(NAMESPACE, this.sessionId);
-      this.cache = { doc: stored?.value ?? { sections: [] }, version: stored?.version ?? 0 };
-    }
-    return this.cache.doc.sections;
+    this.cache ??= await this.backend.read(this.sessionId);
+    return this.cache.sections;
   }
 
   /**
@@ -72,7 +58,7 @@ export class Notes implements NotesApi {
    */
   async refresh(): Promise<void> {
     if (!this.cache) return;
-    const version = await this.store.documentVersion?.(NAMESPACE, this.sessionId);
+    const version = await this.backend.version?.(this.sessionId);
     if (version !== this.cache.version) this.cache = undefined;
   }
 
@@ -122,14 +108,9 @@ export class Notes implements NotesApi {
           `notes are capped at ${this.cap} tokens; they take ${now} now and this write would make them ${tokens}. Shorten or remove a section first (write it with empty text to remove it).`,
         );
       }
-      const put = await this.store.putDocument<NotesDocument>(
-        NAMESPACE,
-        this.sessionId,
-        { sections: next },
-        version,
-      );
+      const put = await this.backend.write(this.sessionId, next, version);
       if (put.ok) {
-        this.cache = { doc: { sections: next }, version: put.version };
+        this.cache = { sections: next, version: put.version };
         return next;
       }
       this.cache = undefined; // someone else wrote: re-read and apply the change on top

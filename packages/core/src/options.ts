@@ -2,6 +2,7 @@ import { z } from 'zod/v4';
 import { BatonConfigError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
 import { lookupModel, MODEL_CATALOG, type ModelInfo } from './model-catalog.ts';
+import { type NotesBackend, storeNotes } from './notes-backend.ts';
 import { type ResolvedSelfCompact, resolveSelfCompact, selfCompactSchema } from './self-compaction.ts';
 import type { Stage } from './stage.ts';
 import type { Store } from './store.ts';
@@ -85,6 +86,18 @@ const optionsSchema = z
     now: fn<() => number>('a function () => epoch milliseconds').optional(),
     /** Randomness for the jittered back-off of contended notes writes. Default `Math.random`. */
     random: fn<() => number>('a function () => a number in [0, 1)').optional(),
+    /** Where the agent's notes live. Default: Baton's `store`. */
+    notes: z
+      .custom<NotesBackend>(
+        (value) =>
+          typeof value === 'object' &&
+          value !== null &&
+          ['read', 'write'].every(
+            (method) => typeof (value as Record<string, unknown>)[method] === 'function',
+          ),
+        { error: 'expected a NotesBackend (read, write; optionally version)' },
+      )
+      .optional(),
     /** SELFCOMPACT probes: off unless given. */
     selfCompact: selfCompactSchema.optional(),
   })
@@ -111,7 +124,9 @@ export interface ResolvedOptions
     | 'selfCompact'
     | 'now'
     | 'random'
+    | 'notes'
   > {
+  notes: NotesBackend;
   now: () => number;
   random: () => number;
   /** Default 0.64 (or 0.8 x compactAt when that is lower). */
@@ -196,6 +211,7 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
   if (reserveOutput >= window)
     fail('reserveOutput', `must be below the context window (${window}), received ${reserveOutput}`);
 
+  const store = o.store ?? memoryStore();
   let tokenizer: Tokenizer;
   if (typeof o.tokenizer === 'object') tokenizer = o.tokenizer;
   else tokenizer = gptTokenizer((o.tokenizer ?? info?.encoding ?? 'o200k_base') as EncodingName);
@@ -210,7 +226,8 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
     maxSummaryTokens:
       o.maxSummaryTokens ?? Math.max(64, Math.min(2_000, Math.floor((window - reserveOutput) * 0.05))),
     tokenizer,
-    store: o.store ?? memoryStore(),
+    store,
+    notes: o.notes ?? storeNotes(store),
     summarizer: o.summarizer ?? extractiveSummarizer(),
     selfCompact: o.selfCompact ? resolveSelfCompact(o.selfCompact, window - reserveOutput) : undefined,
     now: o.now ?? Date.now,

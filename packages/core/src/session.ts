@@ -51,7 +51,7 @@ export class Session {
     this.record = new SessionRecord(id, options.store, options.now);
     this.archive = archiveApi(options.store, id);
     this.notesStore = new Notes(
-      options.store,
+      options.notes,
       id,
       options.notesCap,
       (text) => counter.text(text),

@@ -5,7 +5,6 @@ import {
   createBaton,
   entriesToPrompt,
   type HostModel,
-  memoryStore,
   type Prepared,
   type PromptMessage,
   pendingUnfit,
@@ -147,13 +146,11 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     }
     this.options = options;
     this.workingMemory = memory?.getMergedThreadConfig().workingMemory?.enabled === true;
-    const store = core.store ?? memoryStore();
     this.core = createBaton({
       ...core,
-      store:
-        memory && this.workingMemory
-          ? workingMemoryNotes(memory, store, (id) => this.scopes.get(id) ?? { threadId: id })
-          : store,
+      ...(memory && this.workingMemory
+        ? { notes: workingMemoryNotes(memory, (id) => this.scopes.get(id) ?? { threadId: id }) }
+        : {}),
     });
   }
 

@@ -1,8 +1,5 @@
-import type { NoteSection, PutResult, Store, VersionedDocument } from '@baton/core';
+import type { NoteSection, NotesBackend, PutResult } from '@baton/core';
 import type { MastraMemory } from '@mastra/core/memory';
-
-/** Where the core keeps the notes document; every other document stays in Baton's store. */
-const NOTES_NAMESPACE = 'baton/notes';
 
 /** Text before the first `## ` heading (a template's own lines) is this section. */
 export const PREAMBLE_SECTION = 'working memory';
@@ -51,46 +48,28 @@ export interface ThreadScope {
 }
 
 /**
- * Baton's store with the notes document living in Mastra's working memory (thread or
- * resource scope, as the Memory is configured): the `notes` tool edits working memory, and
- * an edit by Mastra's own `updateWorkingMemory` tool is the agent's notes too. Versions are
- * hashes of the text, so a write over a concurrent change is refused and retried by the core.
+ * The agent's notes as Mastra's working memory (thread or resource scope, as the Memory is
+ * configured): the `notes` tool edits working memory, and an edit by Mastra's own
+ * `updateWorkingMemory` tool is the agent's notes too. Versions are hashes of the text, so a
+ * write over a concurrent change is refused and retried by the core.
  */
 export function workingMemoryNotes(
   memory: MastraMemory,
-  inner: Store,
   scopeOf: (sessionId: string) => ThreadScope,
-): Store {
+): NotesBackend {
   return {
-    ...inner,
-    // Notes' version is the hash of the working memory text, read where it lives.
-    ...(inner.documentVersion
-      ? {
-          async documentVersion(namespace: string, key: string): Promise<number> {
-            if (namespace !== NOTES_NAMESPACE)
-              return (inner.documentVersion as NonNullable<Store['documentVersion']>)(namespace, key);
-            return versionOf(await memory.getWorkingMemory(scopeOf(key)));
-          },
-        }
-      : {}),
-    async getDocument<T>(namespace: string, key: string): Promise<VersionedDocument<T> | undefined> {
-      if (namespace !== NOTES_NAMESPACE) return inner.getDocument<T>(namespace, key);
-      const text = await memory.getWorkingMemory(scopeOf(key));
-      if (!text) return undefined;
-      return { value: { sections: parseWorkingMemory(text) } as T, version: versionOf(text) };
+    async read(sessionId) {
+      const text = await memory.getWorkingMemory(scopeOf(sessionId));
+      return { sections: parseWorkingMemory(text), version: versionOf(text) };
     },
-    async putDocument<T>(
-      namespace: string,
-      key: string,
-      value: T,
-      expectedVersion: number,
-    ): Promise<PutResult> {
-      if (namespace !== NOTES_NAMESPACE) return inner.putDocument(namespace, key, value, expectedVersion);
-      const scope = scopeOf(key);
-      const current = await memory.getWorkingMemory(scope);
-      const currentVersion = versionOf(current);
+    async version(sessionId) {
+      return versionOf(await memory.getWorkingMemory(scopeOf(sessionId)));
+    },
+    async write(sessionId, sections, expectedVersion): Promise<PutResult> {
+      const scope = scopeOf(sessionId);
+      const currentVersion = versionOf(await memory.getWorkingMemory(scope));
       if (currentVersion !== expectedVersion) return { ok: false, currentVersion };
-      const text = renderWorkingMemory((value as { sections: NoteSection[] }).sections);
+      const text = renderWorkingMemory(sections);
       await memory.updateWorkingMemory({ ...scope, workingMemory: text });
       return { ok: true, version: versionOf(text) };
     },

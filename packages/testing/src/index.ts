@@ -1,5 +1,6 @@
 export { contextLengthError } from './context-length-error.ts';
 export { filler } from './filler.ts';
+export { describeNotesBackendConformance } from './notes-conformance.ts';
 export {
   archiveRecord,
   describeStoreConformance,
