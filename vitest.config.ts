@@ -10,6 +10,9 @@ export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 120_000,
+    // Vitest's default on 2 cores is one worker; the consumer and crash tests mostly wait on
+    // child processes (npm, tsc, killed children), so a second worker overlaps that waiting.
+    maxWorkers: 2,
     hookTimeout: 60_000,
     // Builds what is stale (some tests run the built bin and the packed tarballs), then a
     // throwaway PostgreSQL on loopback for the Postgres store's tests (or BATON_PG_URL).

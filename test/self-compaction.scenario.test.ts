@@ -11,8 +11,8 @@ import {
   type SelfCompactOptions,
   type TextCompletion,
   VERBATIM_HEADING,
-  verbatimLines,
 } from '@baton/core';
+import { verbatimLines } from '@baton/core/internals';
 import { describe, expect, it } from 'vitest';
 import { filler, type ModelView, runAgentLoop } from './support/agent-loop.ts';
 

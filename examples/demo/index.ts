@@ -23,7 +23,7 @@ import type {
   LanguageModelV4Content,
   LanguageModelV4Prompt,
 } from '@ai-sdk/provider';
-import { type BatonEvent, createBaton, promptToEntries, RUBRICS, sqliteStore } from '@baton/ai-sdk';
+import { type BatonEvent, createBaton, RUBRICS, sqliteStore, toEntries } from '@baton/ai-sdk';
 import { renderReport, replay } from '@baton/cli';
 import { generateText, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
@@ -251,7 +251,7 @@ const history: ModelMessage[] = [
   { role: 'user', content: prompt },
   ...result.responseMessages,
 ];
-const replayed = await replay(promptToEntries(history as never), {
+const replayed = await replay(toEntries(history as never), {
   contextWindow: 16_000,
   pinned: ['load_skill'],
   interval: 10,

@@ -20,13 +20,11 @@ import {
   fromOpenAIChat,
   gptTokenizer,
   type OpenAIMessage,
-  type PromptMessage,
-  pairingViolation,
-  promptToEntries,
   type Summarizer,
   TokenCounter,
   tiktokenTokenizer,
 } from '@baton/core';
+import { type PromptMessage, pairingViolation, promptToEntries } from '@baton/core/internals';
 import { batonMiddleware, toEntries as fromLangChain } from '@baton/langgraph';
 import { batonProcessor } from '@baton/mastra';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';

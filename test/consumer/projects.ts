@@ -27,30 +27,43 @@ export interface ConsumerProject {
   requires?: string;
 }
 
-const aiSdkModel = {
-  'your-model.js': `import { scriptedModel } from '@baton/testing/ai-sdk';
+/**
+ * A mock model file over one of @baton/testing's scripted models: a notes write at the first
+ * call, then the answer; `check` asserts on what crossed the boundary into the model.
+ */
+function scriptedModelFile(framework: 'ai-sdk' | 'mastra', mockType: string, checks: string) {
+  const counter = framework === 'ai-sdk' ? 'step' : 'call';
+  return {
+    'your-model.js': `import { scriptedModel } from '@baton/testing/${framework}';
 
-const scripted = scriptedModel(({ step }) =>
-  step === 0
+const scripted = scriptedModel(({ ${counter} }) =>
+  ${counter} === 0
     ? { calls: [{ name: 'notes', input: { action: 'write', section: 'plan', text: ${JSON.stringify(NOTE)} } }] }
     : { text: ${JSON.stringify(ANSWER)} },
 );
 export const yourModel = scripted.model;
 
-/** What crossed the boundary into the model: Baton's tools offered, the notes write answered. */
 export function check() {
-  const calls = yourModel.doGenerateCalls;
+${checks}
+}
+`,
+    'your-model.d.ts': `export declare const yourModel: ${mockType};
+export declare function check(): void;
+`,
+  };
+}
+
+// The AI SDK mock records each call's options: Baton's tools offered, the notes write answered.
+const aiSdkModel = scriptedModelFile(
+  'ai-sdk',
+  "import('ai/test').MockLanguageModelV4",
+  `  const calls = yourModel.doGenerateCalls;
   const offered = calls[0].tools.map((tool) => tool.name).sort().join(',');
   if (offered !== 'compact,notes,read_file,recall') throw new Error('tools offered: ' + offered);
   if (calls.length !== 2) throw new Error(calls.length + ' model calls');
   if (!JSON.stringify(calls[1].prompt).includes(${JSON.stringify(NOTE)})) throw new Error('the note did not reach call 2');
-  console.log('checked: ' + calls.length + ' model calls; tools ' + offered);
-}
-`,
-  'your-model.d.ts': `export declare const yourModel: import('ai/test').MockLanguageModelV4;
-export declare function check(): void;
-`,
-};
+  console.log('checked: ' + calls.length + ' model calls; tools ' + offered);`,
+);
 
 const langchainModel = {
   'your-model.js': `import { AIMessage } from '@langchain/core/messages';
@@ -83,28 +96,15 @@ export declare function check(): void;
 `,
 };
 
-const mastraModel = {
-  'your-model.js': `import { scriptedModel } from '@baton/testing/mastra';
-
-const scripted = scriptedModel(({ call }) =>
-  call === 0
-    ? { calls: [{ name: 'notes', input: { action: 'write', section: 'plan', text: ${JSON.stringify(NOTE)} } }] }
-    : { text: ${JSON.stringify(ANSWER)} },
-);
-export const yourModel = scripted.model;
-
-/** What crossed the boundary into the model: the notes tool ran and its result reached call 2. */
-export function check() {
-  const calls = scripted.calls;
+// Mastra's calls as the scripted model saw them: the notes tool ran and its result reached call 2.
+const mastraModel = scriptedModelFile(
+  'mastra',
+  "import('@mastra/core/test-utils/llm-mock').MastraLanguageModelV2Mock",
+  `  const calls = scripted.calls;
   if (calls.length !== 2) throw new Error(calls.length + ' model calls');
   if (!calls[1].visible.includes(${JSON.stringify(NOTE)})) throw new Error('the note did not reach call 2');
-  console.log('checked: ' + calls.length + ' model calls; the notes tool answered');
-}
-`,
-  'your-model.d.ts': `export declare const yourModel: import('@mastra/core/test-utils/llm-mock').MastraLanguageModelV2Mock;
-export declare function check(): void;
-`,
-};
+  console.log('checked: ' + calls.length + ' model calls; the notes tool answered');`,
+);
 
 /** Versions this repository develops against (its lockfile), and the lowest each peer range admits. */
 export const CONSUMER_PROJECTS: ConsumerProject[] = [

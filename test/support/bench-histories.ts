@@ -1,12 +1,5 @@
-import {
-  type Entry,
-  entriesToPrompt,
-  fromOpenAIChat,
-  type OpenAIMessage,
-  type PromptMessage,
-  type Tokenizer,
-  toOpenAIChat,
-} from '@baton/core';
+import { type Entry, fromOpenAIChat, type OpenAIMessage, type Tokenizer, toOpenAIChat } from '@baton/core';
+import { entriesToPrompt, type PromptMessage } from '@baton/core/internals';
 import {
   AIMessage,
   type BaseMessage,

@@ -1,5 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import { entriesToPrompt, type HostModel, withSystemBlock } from '@baton/core';
+import type { HostModel } from '@baton/core';
+import { entriesToPrompt, withSystemBlock } from '@baton/core/internals';
 import { generateText, type ModelMessage, Output } from 'ai';
 
 const byModel = new WeakMap<LanguageModelV4, HostModel>();

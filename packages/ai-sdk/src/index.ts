@@ -6,7 +6,7 @@ export {
   type PromptMessage as HostMessage,
   type PromptPart as HostPart,
   promptToEntries as toEntries,
-} from '@baton/core';
+} from '@baton/core/internals';
 export { type BatonToolSet, batonTools } from './agent-tools.ts';
 export { type AiSdkBaton, type AiSdkSession, createBaton } from './baton.ts';
 export { batonMiddleware } from './middleware.ts';

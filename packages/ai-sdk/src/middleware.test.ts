@@ -1,4 +1,5 @@
-import { gptTokenizer, isBatonBlock, pairingViolation, TokenCounter } from '@baton/core';
+import { gptTokenizer, TokenCounter } from '@baton/core';
+import { isBatonBlock, pairingViolation } from '@baton/core/internals';
 import { contextLengthError, filler, scriptedModel } from '@baton/testing/ai-sdk';
 import {
   generateText,

@@ -5,17 +5,15 @@ import type {
   LanguageModelV4Prompt,
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
+import type { Prepared, Session, ToolSchema } from '@baton/core';
 import {
   callWithOverflowRecovery,
   entriesToPrompt as fromEntries,
   type PromptMessage as HostMessage,
-  type Prepared,
-  type Session,
-  type ToolSchema,
   promptToEntries as toEntries,
   type UnfitInfo,
   withSystemBlock,
-} from '@baton/core';
+} from '@baton/core/internals';
 import { hostModel } from './host-model.ts';
 import { unfitGenerateResult, unfitStreamResult } from './unfit-result.ts';
 

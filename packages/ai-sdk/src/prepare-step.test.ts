@@ -1,15 +1,9 @@
+import { pairingViolation } from '@baton/core/internals';
 import { filler, scriptedModel } from '@baton/testing/ai-sdk';
 import { generateText, stepCountIs, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  createBaton,
-  gptTokenizer,
-  type HostMessage,
-  pairingViolation,
-  TokenCounter,
-  toEntries,
-} from './index.ts';
+import { createBaton, gptTokenizer, type HostMessage, TokenCounter, toEntries } from './index.ts';
 
 describe('prepareStep (rewrite mode)', () => {
   it('rewrites the carried-forward history with the archive written first, and keeps notes in the instructions', async () => {

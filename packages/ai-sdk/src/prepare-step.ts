@@ -5,7 +5,7 @@ import {
   entriesToPrompt as fromEntries,
   type PromptMessage as HostMessage,
   promptToEntries as toEntries,
-} from '@baton/core';
+} from '@baton/core/internals';
 import type { Instructions, ModelMessage, SystemModelMessage } from 'ai';
 import { hostModel } from './host-model.ts';
 

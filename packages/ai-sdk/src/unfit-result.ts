@@ -3,7 +3,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
-import type { UnfitInfo } from '@baton/core';
+import type { UnfitInfo } from '@baton/core/internals';
 
 const ZERO_USAGE = {
   inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },

@@ -1,11 +1,5 @@
-import {
-  type Entry,
-  fromOpenAIChat,
-  type OpenAIMessage,
-  type OpenAIToolCall,
-  type PromptMessage,
-  promptToEntries,
-} from '@baton/core';
+import { type Entry, fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall } from '@baton/core';
+import { type PromptMessage, promptToEntries } from '@baton/core/internals';
 
 export type FormatName = 'openai-chat' | 'ai-sdk' | 'langchain' | 'anthropic';
 

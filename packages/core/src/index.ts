@@ -2,54 +2,26 @@ export { BatonToolError, type NeutralTool } from './agent-tools.ts';
 export type { ArchiveApi } from './archive.ts';
 export { type Baton, createBaton } from './baton.ts';
 export type { Checkpoint } from './checkpoint.ts';
-export { BatonConfigError, parseOptions } from './errors.ts';
+export { BatonConfigError } from './errors.ts';
 export type { BatonEvent, BatonEventType } from './events.ts';
-export { buildGroups, type Group, type GroupKind } from './groups.ts';
 export type { Decision, FoldDecision, Ledger, ReplaceDecision } from './ledger.ts';
 export { lookupModel, MODEL_CATALOG, type ModelInfo } from './model-catalog.ts';
-export {
-  entriesToPrompt,
-  isBatonBlock,
-  type PromptConversionCache,
-  type PromptMessage,
-  type PromptPart,
-  promptToEntries,
-  withSystemBlock,
-} from './model-prompt.ts';
-export { NOTES_HEADING, type NotesApi } from './notes.ts';
+export type { NotesApi } from './notes.ts';
 export { type NoteSection, type NotesBackend, type NotesDocument, storeNotes } from './notes-backend.ts';
-export { NOTICES_HEADING, renderNotices, unfitStepMessage } from './notices.ts';
 export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat } from './openai-chat.ts';
 export type { BatonOptions, ResolvedOptions } from './options.ts';
 export { detectContextOverflow, type OverflowReport } from './overflow.ts';
-export {
-  callWithOverflowRecovery,
-  type OverflowRecoverySpec,
-  pendingUnfit,
-  type UnfitInfo,
-  unfitOf,
-} from './overflow-recovery.ts';
 export type { Notice, Outcome, Prepared, PreparedToSend, PreparedUnfit, PrepareInput } from './prepared.ts';
-export { pairingViolation } from './projection-check.ts';
 export type { RecallInput, RecallResult } from './recall.ts';
-export { MISSING_RESULT_TEXT } from './repair.ts';
 export {
   type ProbeAnswer,
   type ProbeDecision,
-  probeAnswerSchema,
-  probePrompt,
   RUBRICS,
   type Rubric,
   type RubricCriterion,
   type RubricName,
 } from './rubrics.ts';
-export {
-  atClosedUnit,
-  type HostModel,
-  type ProbeJudge,
-  type ProbeRequest,
-  type SelfCompactOptions,
-} from './self-compaction.ts';
+export type { HostModel, ProbeJudge, ProbeRequest, SelfCompactOptions } from './self-compaction.ts';
 export type { Session } from './session.ts';
 export { defineStage, type Stage, type StageContext, type StageResult } from './stage.ts';
 export {
@@ -62,7 +34,6 @@ export {
 } from './stages/index.ts';
 export {
   type ArchiveRecord,
-  cloneJson,
   compareArchiveRecords,
   type PutResult,
   type Store,
@@ -71,13 +42,7 @@ export {
 export { memoryStore } from './stores/memory-store.ts';
 export { type SqliteStoreOptions, sqliteStore } from './stores/sqlite-store.ts';
 export type { Summarizer, SummarizerInput } from './summarizer.ts';
-export {
-  carryVerbatim,
-  continuationSummarizer,
-  type TextCompletion,
-  VERBATIM_HEADING,
-  verbatimLines,
-} from './summarizers/continuation.ts';
+export { continuationSummarizer, type TextCompletion, VERBATIM_HEADING } from './summarizers/continuation.ts';
 export { extractiveSummarizer } from './summarizers/extractive.ts';
 export { TokenCounter, type ToolSchema } from './token-counter.ts';
 export { type EncodingName, gptTokenizer, type Tokenizer, tiktokenTokenizer } from './tokenizer.ts';

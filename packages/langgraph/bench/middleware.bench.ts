@@ -4,7 +4,8 @@
  * ../shared/corpus replayed as agent loops: how often the model was sent more than the
  * budget, and how many orphaned tool messages reached it. Run: `pnpm bench`.
  */
-import { gptTokenizer, pairingViolation, TokenCounter } from '@baton/core';
+import { gptTokenizer, TokenCounter } from '@baton/core';
+import { pairingViolation } from '@baton/core/internals';
 import {
   BENCH_BUDGET,
   BENCH_WINDOW,

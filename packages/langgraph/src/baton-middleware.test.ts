@@ -1,4 +1,5 @@
-import { gptTokenizer, pairingViolation, TokenCounter } from '@baton/core';
+import { gptTokenizer, TokenCounter } from '@baton/core';
+import { pairingViolation } from '@baton/core/internals';
 import { filler } from '@baton/testing';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { InMemoryStore, MemorySaver } from '@langchain/langgraph';

@@ -1,14 +1,12 @@
 import {
   BatonConfigError,
   type BatonOptions,
-  callWithOverflowRecovery,
   type Notice,
   type Prepared,
-  renderNotices,
   type Session,
   type ToolSchema,
-  type UnfitInfo,
 } from '@baton/core';
+import { callWithOverflowRecovery, renderNotices, type UnfitInfo } from '@baton/core/internals';
 import { AIMessage, type BaseMessage, RemoveMessage } from '@langchain/core/messages';
 import { type BaseStore, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createMiddleware } from 'langchain';

@@ -1,4 +1,5 @@
-import { gptTokenizer, pairingViolation, TokenCounter } from '@baton/core';
+import { gptTokenizer, TokenCounter } from '@baton/core';
+import { pairingViolation } from '@baton/core/internals';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { END, InMemoryStore, MemorySaver, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';

@@ -1,5 +1,6 @@
 import type { ArchiveRecord, PutResult, Store, VersionedDocument } from '@baton/core';
-import { compareArchiveRecords, cloneJson as copy, entryText } from '@baton/core';
+import { compareArchiveRecords, entryText } from '@baton/core';
+import { cloneJson as copy } from '@baton/core/internals';
 import type { BaseStore } from '@langchain/langgraph';
 
 /**

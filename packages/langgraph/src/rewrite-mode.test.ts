@@ -1,4 +1,5 @@
-import { BatonConfigError, gptTokenizer, pairingViolation, TokenCounter } from '@baton/core';
+import { BatonConfigError, gptTokenizer, TokenCounter } from '@baton/core';
+import { pairingViolation } from '@baton/core/internals';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { InMemoryStore, MemorySaver } from '@langchain/langgraph';
 import { createAgent, fakeModel, tool } from 'langchain';

@@ -1,4 +1,5 @@
-import { type BatonEvent, VERBATIM_HEADING } from '@baton/core';
+import type { BatonEvent } from '@baton/core';
+import { VERBATIM_HEADING } from '@baton/core';
 import { codingProbeAnswer, EAGER_CODING_PROBES } from '@baton/test-support/self-compaction.ts';
 import { filler } from '@baton/testing';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';

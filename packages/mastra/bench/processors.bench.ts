@@ -7,14 +7,8 @@
  * model would have been sent more than the budget, and how many prompts carried an orphaned
  * tool result. Run: `pnpm bench`.
  */
-import {
-  gptTokenizer,
-  type PromptMessage,
-  pairingViolation,
-  promptToEntries,
-  TokenCounter,
-  tiktokenTokenizer,
-} from '@baton/core';
+import { gptTokenizer, TokenCounter, tiktokenTokenizer } from '@baton/core';
+import { type PromptMessage, pairingViolation, promptToEntries } from '@baton/core/internals';
 import {
   BENCH_BUDGET,
   BENCH_WINDOW,

@@ -1,11 +1,5 @@
-import {
-  gptTokenizer,
-  isBatonBlock,
-  type PromptMessage,
-  pairingViolation,
-  promptToEntries,
-  TokenCounter,
-} from '@baton/core';
+import { gptTokenizer, TokenCounter } from '@baton/core';
+import { isBatonBlock, type PromptMessage, pairingViolation, promptToEntries } from '@baton/core/internals';
 import { filler, scriptedModel } from '@baton/testing/mastra';
 import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';

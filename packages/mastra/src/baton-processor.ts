@@ -3,18 +3,20 @@ import {
   BatonConfigError,
   type BatonOptions,
   createBaton,
-  entriesToPrompt,
   type HostModel,
   type Prepared,
+  type Session,
+  type ToolSchema,
+} from '@baton/core';
+import {
+  entriesToPrompt,
   type PromptMessage,
   pendingUnfit,
   promptToEntries,
-  type Session,
-  type ToolSchema,
   type UnfitInfo,
   unfitOf,
   withSystemBlock,
-} from '@baton/core';
+} from '@baton/core/internals';
 import type { MastraMemory } from '@mastra/core/memory';
 import type {
   ProcessAPIErrorArgs,

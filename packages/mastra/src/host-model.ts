@@ -1,4 +1,5 @@
-import { entriesToPrompt, type HostModel, withSystemBlock } from '@baton/core';
+import type { HostModel } from '@baton/core';
+import { entriesToPrompt, withSystemBlock } from '@baton/core/internals';
 import { z } from 'zod/v4';
 
 /** What Baton calls on the model Mastra hands to `processLLMRequest` (an AI SDK v2 language model). */

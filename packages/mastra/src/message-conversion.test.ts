@@ -1,4 +1,9 @@
-import { entriesToPrompt, type PromptMessage, pairingViolation, promptToEntries } from '@baton/core';
+import {
+  entriesToPrompt,
+  type PromptMessage,
+  pairingViolation,
+  promptToEntries,
+} from '@baton/core/internals';
 import { MessageList } from '@mastra/core/agent';
 import type { MastraDBMessage } from '@mastra/core/agent/message-list';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
-import { type BatonEvent, VERBATIM_HEADING } from '@baton/core';
+import type { BatonEvent } from '@baton/core';
+import { VERBATIM_HEADING } from '@baton/core';
 import { codingProbeAnswer, EAGER_CODING_PROBES, PROBE_MARKER } from '@baton/test-support/self-compaction.ts';
 import { filler, scriptedModel } from '@baton/testing/mastra';
 import { Agent } from '@mastra/core/agent';

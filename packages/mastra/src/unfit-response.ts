@@ -1,4 +1,4 @@
-import type { UnfitInfo } from '@baton/core';
+import type { UnfitInfo } from '@baton/core/internals';
 import type { CachedLLMStepResponse } from '@mastra/core/processors';
 
 /**

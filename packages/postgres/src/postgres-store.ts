@@ -2,10 +2,10 @@ import {
   type ArchiveRecord,
   entryText,
   type PutResult,
-  parseOptions,
   type Store,
   type VersionedDocument,
 } from '@baton/core';
+import { parseOptions } from '@baton/core/internals';
 import pg from 'pg';
 import { z } from 'zod/v4';
 

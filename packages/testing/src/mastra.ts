@@ -1,4 +1,4 @@
-import type { PromptMessage } from '@baton/core';
+import type { PromptMessage } from '@baton/core/internals';
 import { MastraLanguageModelV2Mock } from '@mastra/core/test-utils/llm-mock';
 
 export { contextLengthError } from './context-length-error.ts';

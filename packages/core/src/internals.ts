@@ -1,0 +1,31 @@
+/**
+ * `@baton/core/internals`: the glue Baton's own adapters share (prompt conversion, the
+ * overflow-retry policy, transcript checks, rendering helpers). Not part of the public API:
+ * it may change in any release. Applications import from `@baton/core` or their adapter.
+ */
+export { parseOptions } from './errors.ts';
+export { buildGroups, type Group, type GroupKind } from './groups.ts';
+export {
+  entriesToPrompt,
+  isBatonBlock,
+  type PromptConversionCache,
+  type PromptMessage,
+  type PromptPart,
+  promptToEntries,
+  withSystemBlock,
+} from './model-prompt.ts';
+export { NOTES_HEADING } from './notes.ts';
+export { NOTICES_HEADING, renderNotices, unfitStepMessage } from './notices.ts';
+export {
+  callWithOverflowRecovery,
+  type OverflowRecoverySpec,
+  pendingUnfit,
+  type UnfitInfo,
+  unfitOf,
+} from './overflow-recovery.ts';
+export { pairingViolation } from './projection-check.ts';
+export { MISSING_RESULT_TEXT } from './repair.ts';
+export { probeAnswerSchema, probePrompt } from './rubrics.ts';
+export { atClosedUnit } from './self-compaction.ts';
+export { cloneJson } from './store.ts';
+export { carryVerbatim, verbatimLines } from './summarizers/continuation.ts';
