@@ -120,7 +120,7 @@ describe('packed packages', () => {
       '@baton/postgres',
       '@baton/testing',
     ]);
-    for (const { name, manifest, files } of packed) {
+    for (const { name, dir, manifest, files } of packed) {
       for (const target of manifestTargets(manifest)) expect(files, `${name}: ${target}`).toContain(target);
       for (const required of ['LICENSE', 'README.md', 'CHANGELOG.md', 'package.json'])
         expect(files, `${name}: ${required}`).toContain(required);
@@ -140,6 +140,12 @@ describe('packed packages', () => {
       for (const [dep, range] of Object.entries(ranges))
         expect(range, `${name} -> ${dep}`).not.toMatch(/workspace:/);
       expect(JSON.stringify(manifest.exports), name).not.toContain('@baton/source');
+      // Publishing builds first (the packing above skipped it; see pack.ts).
+      const scripts = (
+        JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
+      ).scripts;
+      expect(scripts?.prepack, name).toBe('pnpm run build');
+      expect(scripts?.build, name).toMatch(/rmSync\('dist'.*&& tsc -p tsconfig\.build\.json$/);
     }
   });
 

@@ -62,16 +62,22 @@ function pnpm(): { command: string; args: string[] } {
 }
 
 /**
- * Packs one package exactly as it would be published: `pnpm pack` runs its `prepack` (the
- * build), replaces `workspace:` ranges and applies `publishConfig`.
+ * Packs one package as it would be published: `pnpm pack` replaces `workspace:` ranges and
+ * applies `publishConfig`. Its `prepack` (a clean build) is not run here: it would delete
+ * `dist` under tests running in the other worker. The global setup has already built every
+ * stale package, and the test checks that each package has that `prepack`.
  */
 export function pack(dir: string, destination: string): PackedPackage {
   const { command, args } = pnpm();
-  const out = execFileSync(command, [...args, 'pack', '--pack-destination', destination], {
-    cwd: dir,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const out = execFileSync(
+    command,
+    [...args, 'pack', '--ignore-scripts', '--pack-destination', destination],
+    {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const tarball = out
     .trim()
     .split('\n')
