@@ -21,7 +21,7 @@ export function hostModel(model: LanguageModelV4): HostModel {
           messages: [...messages, { role: 'user', content: prompt }],
           allowSystemInMessages: true,
           output: Output.object({ schema }),
-          abortSignal: signal,
+          ...(signal && { abortSignal: signal }),
         });
         return {
           output: result.output,
@@ -29,7 +29,15 @@ export function hostModel(model: LanguageModelV4): HostModel {
         };
       },
       complete: async ({ system, prompt, maxTokens, signal }) =>
-        (await generateText({ model, system, prompt, maxOutputTokens: maxTokens, abortSignal: signal })).text,
+        (
+          await generateText({
+            model,
+            system,
+            prompt,
+            maxOutputTokens: maxTokens,
+            ...(signal && { abortSignal: signal }),
+          })
+        ).text,
     };
     byModel.set(model, host);
   }

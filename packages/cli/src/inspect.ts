@@ -53,13 +53,16 @@ export function inspectTranscript(
     byRole: [...roles].map(([role, r]) => ({ role, ...r })).sort((a, b) => b.tokens - a.tokens),
     byTool,
     largest: entries
-      .map((entry, index) => ({
-        index,
-        role: entry.role,
-        ...(toolOf(entry) ? { tool: toolOf(entry) } : {}),
-        tokens: counts[index] as number,
-        preview: firstLine(entryText(entry), 70),
-      }))
+      .map((entry, index) => {
+        const tool = toolOf(entry);
+        return {
+          index,
+          role: entry.role,
+          ...(tool ? { tool } : {}),
+          tokens: counts[index] as number,
+          preview: firstLine(entryText(entry), 70),
+        };
+      })
       .sort((a, b) => b.tokens - a.tokens)
       .slice(0, 10),
     pinning: byTool.map((t) => ({

@@ -21,7 +21,13 @@ export {
   type RubricCriterion,
   type RubricName,
 } from './rubrics.ts';
-export type { HostModel, ProbeJudge, ProbeRequest, SelfCompactOptions } from './self-compaction.ts';
+export type {
+  HostModel,
+  ProbeJudge,
+  ProbeRequest,
+  ProbeUsage,
+  SelfCompactOptions,
+} from './self-compaction.ts';
 export type { Session } from './session.ts';
 export { defineStage, type Stage, type StageContext, type StageResult } from './stage.ts';
 export {

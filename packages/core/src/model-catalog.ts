@@ -4,7 +4,7 @@ import type { EncodingName } from './tokenizer.ts';
 export interface ModelInfo {
   contextWindow: number;
   /** Maximum output tokens the provider allows; used for the default output reserve. */
-  maxOutput?: number;
+  maxOutput?: number | undefined;
   encoding: EncodingName;
 }
 

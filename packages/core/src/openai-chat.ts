@@ -151,7 +151,7 @@ export function toOpenAIChat(entries: readonly Entry[]): OpenAIMessage[] {
             : outputText(part.output);
         out.push({
           role: 'tool',
-          content: content as OpenAIMessage['content'],
+          content: content as string | OpenAIContentPart[],
           tool_call_id: part.callId,
           ...extra,
         });

@@ -146,7 +146,7 @@ export interface ResolvedOptions
   store: Store;
   summarizer: Summarizer;
   /** Present when self-compaction probes are on. */
-  selfCompact?: ResolvedSelfCompact;
+  selfCompact?: ResolvedSelfCompact | undefined;
 }
 
 function formatIssues(error: z.ZodError): BatonConfigError {

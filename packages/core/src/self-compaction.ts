@@ -27,7 +27,13 @@ export interface ProbeRequest {
 /** The host model answering a probe with structured output. */
 export type ProbeJudge = (
   request: ProbeRequest,
-) => Promise<{ output: unknown; usage?: { inputTokens?: number; outputTokens?: number } }>;
+) => Promise<{ output: unknown; usage?: ProbeUsage | undefined }>;
+
+/** Tokens a provider reported for one probe call (either may be unknown). */
+export interface ProbeUsage {
+  inputTokens?: number | undefined;
+  outputTokens?: number | undefined;
+}
 
 /** The host's model, as an adapter exposes it to the core for probes and continuation summaries. */
 export interface HostModel {
@@ -179,7 +185,7 @@ export async function runProbe(
   estimateTokens: (prompt: string) => number,
 ): Promise<ProbeResult> {
   const prompt = probePrompt(config.rubric);
-  let usage: { inputTokens?: number; outputTokens?: number } | undefined;
+  let usage: ProbeUsage | undefined;
   try {
     const response = await withTimeout(
       (signal) =>
@@ -207,7 +213,7 @@ export async function runProbe(
   }
 }
 
-function cost(usage: { inputTokens?: number; outputTokens?: number } | undefined, estimate: number): number {
+function cost(usage: ProbeUsage | undefined, estimate: number): number {
   const reported = (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0);
   return reported > 0 ? reported : estimate;
 }

@@ -169,7 +169,7 @@ export class Session {
     if (record.state.unfit) {
       const { reason, checkpointRef, tokens, budget } = record.state.unfit;
       notices.push(unfitNotice(reason, checkpointRef, tokens, budget));
-      record.state.unfit = undefined;
+      delete record.state.unfit;
       record.touch();
     }
 
@@ -191,7 +191,7 @@ export class Session {
     }
     let request = record.state.pendingCompaction;
     if (request) {
-      record.state.pendingCompaction = undefined;
+      delete record.state.pendingCompaction;
       record.touch();
     }
     // Below the backstop, a probe may choose this moment: the model judges its own trajectory.

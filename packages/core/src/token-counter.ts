@@ -5,7 +5,7 @@ import { contentHashOf, type Entry, inputText, outputText } from './transcript.t
 /** A tool the model is offered; its schema costs prompt tokens too. */
 export interface ToolSchema {
   name: string;
-  description?: string;
+  description?: string | undefined;
   /** JSON Schema of the arguments (or any JSON-serialisable description). */
   inputSchema?: unknown;
 }

@@ -34,7 +34,8 @@ export function hostModelFor(model: ChatModelLike): Required<HostModel> {
         return { output: await model.withStructuredOutput(schema).invoke(messages, { signal }) };
       },
       complete: async ({ system, prompt, signal }) =>
-        (await model.invoke([new SystemMessage(system), new HumanMessage(prompt)], { signal })).text,
+        (await model.invoke([new SystemMessage(system), new HumanMessage(prompt)], signal ? { signal } : {}))
+          .text,
     };
     byModel.set(model, host);
   }

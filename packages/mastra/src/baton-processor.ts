@@ -60,7 +60,7 @@ interface RunState {
   scope?: ThreadScope;
   tools?: ToolSchema[];
   /** This step ends as `unfit`: the model is not called; processOutputStep trips the wire. */
-  unfit?: UnfitInfo;
+  unfit?: UnfitInfo | undefined;
 }
 
 const DEFAULT_SESSION = 'default';

@@ -49,7 +49,7 @@ export function hostModelOf(model: unknown): HostModel | undefined {
             { role: 'user', content: [{ type: 'text', text: prompt }] },
           ],
           responseFormat: { type: 'json', schema: z.toJSONSchema(schema), name: 'context_check' },
-          abortSignal: signal,
+          ...(signal && { abortSignal: signal }),
         });
         return { output: textOf(result.content), ...(result.usage ? { usage: result.usage } : {}) };
       },
@@ -62,7 +62,7 @@ export function hostModelOf(model: unknown): HostModel | undefined {
                 { role: 'user', content: [{ type: 'text', text: prompt }] },
               ],
               maxOutputTokens: maxTokens,
-              abortSignal: signal,
+              ...(signal && { abortSignal: signal }),
             })
           ).content,
         ),
