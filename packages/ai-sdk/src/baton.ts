@@ -1,5 +1,11 @@
 import type { LanguageModelV4Middleware } from '@ai-sdk/provider';
-import { type Baton, type BatonOptions, createBaton as createCoreBaton, type Session } from '@baton/core';
+import {
+  type Baton,
+  type BatonOptions,
+  BatonSessionError,
+  createBaton as createCoreBaton,
+  type Session,
+} from '@baton/core';
 import { type BatonToolSet, batonTools } from './agent-tools.ts';
 import { batonMiddleware } from './middleware.ts';
 import { batonPrepareStep } from './prepare-step.ts';
@@ -20,18 +26,23 @@ export interface AiSdkSession {
 
 export interface AiSdkBaton {
   readonly core: Baton;
-  /** The session for a conversation id (the same object for the same id). */
+  /** The session for a conversation id (the same object for the same id while it is in use). */
   session(id: string): AiSdkSession;
   /**
    * One middleware for many conversations: the session id comes from
-   * `providerOptions: { baton: { sessionId } }` of each call (`'default'` when absent).
+   * `providerOptions: { baton: { sessionId } }` of each call. A call without one is refused
+   * with `BatonSessionError`: conversations never share a default session.
    */
   readonly middleware: LanguageModelV4Middleware;
 }
 
 function sessionIdOf(providerOptions: unknown): string {
   const id = (providerOptions as { baton?: { sessionId?: unknown } } | undefined)?.baton?.sessionId;
-  return typeof id === 'string' && id.length > 0 ? id : 'default';
+  if (typeof id === 'string' && id.length > 0) return id;
+  throw new BatonSessionError(
+    'ai-sdk',
+    "pass providerOptions: { baton: { sessionId: '<conversation id>' } } to generateText / streamText, or wrap the model with baton.session(id).middleware",
+  );
 }
 
 /**
@@ -58,11 +69,13 @@ export function createBaton(options: BatonOptions): AiSdkBaton {
       userOnEvent?.(event);
     },
   });
-  const sessions = new Map<string, AiSdkSession>();
+  // Keyed by the core's session object: when the core drops an idle session (maxSessions),
+  // its wrapper goes with it instead of growing a second, unbounded map here.
+  const wrappers = new WeakMap<Session, AiSdkSession>();
   const session = (id: string): AiSdkSession => {
-    let found = sessions.get(id);
+    const coreSession = core.session(id);
+    let found = wrappers.get(coreSession);
     if (!found) {
-      const coreSession = core.session(id);
       found = {
         id,
         core: coreSession,
@@ -70,7 +83,7 @@ export function createBaton(options: BatonOptions): AiSdkBaton {
         tools: batonTools(coreSession),
         prepareStep: batonPrepareStep(coreSession),
       };
-      sessions.set(id, found);
+      wrappers.set(coreSession, found);
     }
     return found;
   };

@@ -12,7 +12,7 @@ import {
 } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createBaton, type HostMessage, toEntries } from './index.ts';
+import { BatonSessionError, createBaton, type HostMessage, toEntries } from './index.ts';
 
 const counter = new TokenCounter(gptTokenizer(), 512);
 const SKILL = `SKILL-DOC: release checklist\n${filler(1_500, 7)}\nSKILL-END`;
@@ -182,5 +182,19 @@ describe('@baton/ai-sdk middleware through generateText', () => {
     // The second call of alice's loop saw alice's notes.
     expect(JSON.stringify(prompts[1])).toContain('### log\\nstep 0');
     expect(await baton.session('bob').core.notes.read()).toEqual([]);
+  });
+
+  it('refuses a call through the shared middleware that names no session, before the model is called', async () => {
+    const baton = createBaton({ contextWindow: 16_000 });
+    const { model, prompts } = scriptedModel(() => ({ text: 'ok' }));
+    const shared = wrapLanguageModel({ model, middleware: baton.middleware });
+    for (const prompt of ['conversation one', 'conversation two']) {
+      const call = generateText({ model: shared, prompt });
+      await expect(call).rejects.toThrow(BatonSessionError);
+      await expect(generateText({ model: shared, prompt })).rejects.toThrow(
+        /no session id for this call: pass providerOptions: \{ baton: \{ sessionId/,
+      );
+    }
+    expect(prompts).toHaveLength(0);
   });
 });

@@ -1,4 +1,5 @@
 import type { Engine } from './engine.ts';
+import { LruCache } from './lru-cache.ts';
 import { type BatonOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import { Session } from './session.ts';
 import { stageNameOf } from './stage.ts';
@@ -8,7 +9,10 @@ import { TokenCounter } from './token-counter.ts';
 /** A configured Baton: hands out one `Session` per conversation id. */
 export interface Baton {
   readonly options: ResolvedOptions;
-  /** The session for a conversation id (the same object for the same id). */
+  /**
+   * The session for a conversation id: the same object for the same id while it is among the
+   * `maxSessions` most recently used (a dropped one is rebuilt from the store).
+   */
   session(id: string): Session;
 }
 
@@ -32,19 +36,14 @@ export function createBaton(options: BatonOptions): Baton {
     summaryMemo: new Map(),
     continuations: new WeakMap(),
   };
-  const sessions = new Map<string, Session>();
+  const sessions = new LruCache<string, Session>(resolved.maxSessions);
   return {
     options: resolved,
     session(id: string): Session {
       if (typeof id !== 'string' || id.length === 0) {
         throw new TypeError('[baton] [session] expected a non-empty session id string');
       }
-      let session = sessions.get(id);
-      if (!session) {
-        session = new Session(id, engine);
-        sessions.set(id, session);
-      }
-      return session;
+      return sessions.getOrCreate(id, () => new Session(id, engine));
     },
   };
 }

@@ -5,12 +5,24 @@ import type { z } from 'zod/v4';
  * field and what it accepts, e.g. `[baton] [options] compactAt: expected a number in (0, 1], received 1.5`.
  */
 export class BatonConfigError extends Error {
-  override readonly name = 'BatonConfigError';
+  override readonly name: string = 'BatonConfigError';
   /** Dotted path of every offending field. */
   readonly fields: string[];
   constructor(message: string, fields: string[] = []) {
     super(message);
     this.fields = fields;
+  }
+}
+
+/**
+ * Thrown when a model call reaches Baton without a conversation it can be told apart by:
+ * sharing one default session would show one conversation another's notes, notices and
+ * archive. `host` names the adapter, `how` says how to pass an id there.
+ */
+export class BatonSessionError extends BatonConfigError {
+  override readonly name = 'BatonSessionError';
+  constructor(host: string, how: string) {
+    super(`[baton] [${host}] no session id for this call: ${how}`, ['sessionId']);
   }
 }
 

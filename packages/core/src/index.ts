@@ -2,7 +2,7 @@ export { BatonToolError, type NeutralTool } from './agent-tools.ts';
 export type { ArchiveApi } from './archive.ts';
 export { type Baton, createBaton } from './baton.ts';
 export type { Checkpoint } from './checkpoint.ts';
-export { BatonConfigError } from './errors.ts';
+export { BatonConfigError, BatonSessionError } from './errors.ts';
 export type { BatonEvent, BatonEventType } from './events.ts';
 export type { Decision, FoldDecision, Ledger, ReplaceDecision } from './ledger.ts';
 export { lookupModel, MODEL_CATALOG, type ModelInfo } from './model-catalog.ts';

@@ -5,6 +5,7 @@
  */
 export { parseOptions } from './errors.ts';
 export { buildGroups, type Group, type GroupKind } from './groups.ts';
+export { LruCache } from './lru-cache.ts';
 export {
   entriesToPrompt,
   isBatonBlock,

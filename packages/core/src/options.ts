@@ -40,6 +40,11 @@ const optionsSchema = z
     targetAt: ratio('targetAt').optional(),
     truncateAt: ratio('truncateAt').optional(),
     keep: z.number().int().nonnegative().default(3),
+    /**
+     * Session objects kept in memory, least recently used dropped first (their ledger, state
+     * and archive stay in the store; the next call for a dropped id reloads them).
+     */
+    maxSessions: positiveInt.default(1_000),
     keepRecentGroups: z.number().int().nonnegative().default(4),
     maxSummaryInputTokens: positiveInt.default(8_000),
     maxSummaryTokens: positiveInt.optional(),

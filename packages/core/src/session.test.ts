@@ -18,6 +18,31 @@ function chat(turns: number, size = 120): Entry[] {
   return entries;
 }
 
+describe('Baton.session', () => {
+  it('keeps at most maxSessions session objects; a dropped one is rebuilt from the store with its ledger and notes', async () => {
+    const store = memoryStore();
+    const baton = createBaton({ contextWindow: 6_000, store, maxSessions: 2 });
+    const first = baton.session('a');
+    expect(baton.session('a')).toBe(first);
+    await first.notes.write('plan', 'NOTE OF A');
+    const compacted = await first.prepare({ entries: chat(60) });
+    expect(compacted.outcome).toBe('compacted');
+    baton.session('b');
+    baton.session('c'); // 'a' is now the least recently used of three: dropped
+    const rebuilt = baton.session('a');
+    expect(rebuilt).not.toBe(first);
+    const again = await rebuilt.prepare({ entries: chat(60) });
+    // The stored ledger is re-applied: the same projection, no second compaction.
+    expect(again.outcome).toBe('ok');
+    expect(again.entries.map((e) => e.key)).toEqual(compacted.entries.map((e) => e.key));
+    expect(again.block).toContain('NOTE OF A');
+    // Use refreshes recency: 'c' and 'a' were used last, so 'b' goes next, not 'a'.
+    baton.session('d');
+    expect(baton.session('a')).toBe(rebuilt);
+    expect(() => createBaton({ contextWindow: 6_000, maxSessions: 0 })).toThrow(/maxSessions/);
+  });
+});
+
 describe('Session.prepare', () => {
   it('stamps archive records and checkpoints with the injected clock, and refuses a clock that is not a function', async () => {
     const store = memoryStore();

@@ -3,10 +3,16 @@ import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import type { BaseStore } from '@langchain/langgraph';
 import type { ThreadSessions } from './sessions.ts';
 
+interface Configurable {
+  thread_id?: unknown;
+  checkpoint_ns?: unknown;
+}
+
 interface ToolRuntimeLike {
   store?: unknown;
-  config?: { configurable?: { thread_id?: unknown }; store?: unknown };
-  configurable?: { thread_id?: unknown };
+  state?: { messages?: ReadonlyArray<{ id?: unknown }> };
+  config?: { configurable?: Configurable; store?: unknown };
+  configurable?: Configurable;
 }
 
 /**
@@ -19,8 +25,12 @@ export function createBatonTools(sessions: ThreadSessions): StructuredToolInterf
     tool(
       async (input: unknown, runtime?: ToolRuntimeLike) => {
         const store = (runtime?.store ?? runtime?.config?.store ?? undefined) as BaseStore | undefined;
-        const threadId = runtime?.config?.configurable?.thread_id ?? runtime?.configurable?.thread_id;
-        const session = sessions.session(store, threadId);
+        const configurable = runtime?.config?.configurable ?? runtime?.configurable;
+        const session = sessions.session(store, {
+          threadId: configurable?.thread_id,
+          namespace: configurable?.checkpoint_ns,
+          ...(runtime?.state?.messages ? { messages: runtime.state.messages } : {}),
+        });
         const own = session.tools.find((t) => t.name === neutral.name)!;
         try {
           return JSON.stringify(await own.execute(input));

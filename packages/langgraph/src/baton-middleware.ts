@@ -1,11 +1,4 @@
-import {
-  BatonConfigError,
-  type BatonOptions,
-  type Notice,
-  type Prepared,
-  type Session,
-  type ToolSchema,
-} from '@baton/core';
+import { BatonConfigError, type Notice, type Prepared, type Session, type ToolSchema } from '@baton/core';
 import { callWithOverflowRecovery, renderNotices, type UnfitInfo } from '@baton/core/internals';
 import { AIMessage, type BaseMessage, RemoveMessage } from '@langchain/core/messages';
 import { type BaseStore, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
@@ -14,7 +7,7 @@ import { z } from 'zod/v4';
 import { createBatonTools } from './agent-tools.ts';
 import { type ChatModelLike, hostModelFor } from './host-model.ts';
 import { fromEntries, toEntries } from './message-conversion.ts';
-import { sessionsFor } from './sessions.ts';
+import { type LangGraphBatonOptions, type RunIdentity, sessionsFor } from './sessions.ts';
 
 function unfitMessage(unfit: UnfitInfo): AIMessage {
   return new AIMessage({
@@ -42,11 +35,20 @@ interface RequestLike {
   messages: BaseMessage[];
   systemPrompt: string;
   tools: ReadonlyArray<{ name?: string; description?: string }>;
-  state: { _batonNotices?: Notice[] };
-  runtime: { store?: unknown; configurable?: { thread_id?: unknown } };
+  state: { _batonNotices?: Notice[]; messages?: BaseMessage[] };
+  runtime: { store?: unknown; configurable?: { thread_id?: unknown; checkpoint_ns?: unknown } };
 }
 
-export interface BatonMiddlewareOptions extends BatonOptions {
+/** The run a hook runs in, as `ThreadSessions` reads it. */
+function runOf(runtime: RequestLike['runtime'], messages: readonly BaseMessage[]): RunIdentity {
+  return {
+    threadId: runtime.configurable?.thread_id,
+    namespace: runtime.configurable?.checkpoint_ns,
+    messages,
+  };
+}
+
+export interface BatonMiddlewareOptions extends LangGraphBatonOptions {
   /**
    * `'view'` (default): every model call gets a projection; the thread's state keeps its full
    * history. `'rewrite'`: `beforeModel` replaces the state's messages with the projection
@@ -97,7 +99,7 @@ export function batonMiddleware(options: BatonMiddlewareOptions) {
   }
 
   async function rewrite(state: { messages: BaseMessage[] }, runtime: RequestLike['runtime']) {
-    const session = sessions.session(runtime.store as BaseStore | undefined, runtime.configurable?.thread_id);
+    const session = sessions.session(runtime.store as BaseStore | undefined, runOf(runtime, state.messages));
     const prepared = await session.prepare({
       entries: toEntries(state.messages),
       ...lastRequest.get(session),
@@ -128,7 +130,7 @@ export function batonMiddleware(options: BatonMiddlewareOptions) {
       const req = request as unknown as RequestLike;
       const session = sessions.session(
         req.runtime.store as BaseStore | undefined,
-        req.runtime.configurable?.thread_id,
+        runOf(req.runtime, req.state.messages ?? req.messages),
       );
       const response = await callWithOverflowRecovery(session, {
         attempt: await prepare(session, req),

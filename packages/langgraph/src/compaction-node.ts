@@ -1,10 +1,9 @@
-import type { BatonOptions } from '@baton/core';
 import { AIMessage, type BaseMessage, RemoveMessage, SystemMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { type BaseStore, END, type LangGraphRunnableConfig, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createBatonTools } from './agent-tools.ts';
 import { fromEntries, toEntries } from './message-conversion.ts';
-import { sessionsFor } from './sessions.ts';
+import { type LangGraphBatonOptions, sessionsFor } from './sessions.ts';
 
 /** Id of the system message that carries the agent's notes and this step's notices. */
 export const CONTEXT_MESSAGE_ID = 'baton-context';
@@ -37,13 +36,17 @@ function withContext(messages: BaseMessage[], block: string): BaseMessage[] {
  *   .addConditionalEdges('model', toolsOrEnd)
  *   .addEdge('tools', 'compact');
  */
-export function createCompactionNode(options: BatonOptions) {
+export function createCompactionNode(options: LangGraphBatonOptions) {
   const sessions = sessionsFor(options);
   return async function batonCompactionNode(
     state: { messages: BaseMessage[] },
     config?: LangGraphRunnableConfig,
   ) {
-    const session = sessions.session(config?.store as BaseStore | undefined, config?.configurable?.thread_id);
+    const session = sessions.session(config?.store as BaseStore | undefined, {
+      threadId: config?.configurable?.thread_id,
+      namespace: config?.configurable?.checkpoint_ns,
+      messages: state.messages,
+    });
     const current = state.messages.find((m) => m.id === CONTEXT_MESSAGE_ID);
     const history = state.messages.filter((m) => m.id !== CONTEXT_MESSAGE_ID);
     const prepared = await session.prepare({ entries: toEntries(history) });
@@ -80,6 +83,6 @@ export function routeAfterCompaction(next: string) {
 }
 
 /** `notes`, `compact` and `recall` for a `ToolNode`; pass the same options object as to the node so they share sessions. */
-export function batonTools(options: BatonOptions): StructuredToolInterface[] {
+export function batonTools(options: LangGraphBatonOptions): StructuredToolInterface[] {
   return createBatonTools(sessionsFor(options));
 }

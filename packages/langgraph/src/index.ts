@@ -1,7 +1,7 @@
 // One install: everything a LangChain / LangGraph user needs from the core comes through here.
 export * from '@baton/core';
 export { createBatonTools } from './agent-tools.ts';
-export { batonMiddleware } from './baton-middleware.ts';
+export { type BatonMiddlewareOptions, batonMiddleware } from './baton-middleware.ts';
 export {
   batonTools,
   CONTEXT_MESSAGE_ID,
@@ -11,4 +11,11 @@ export {
 export { type ChatModelLike, hostModelFor } from './host-model.ts';
 export { langGraphStore } from './langgraph-store.ts';
 export { fromEntries, toEntries } from './message-conversion.ts';
-export { sessionsFor, ThreadSessions } from './sessions.ts';
+export {
+  type LangGraphBatonOptions,
+  type RunIdentity,
+  type SessionScope,
+  sessionIdOf,
+  sessionsFor,
+  ThreadSessions,
+} from './sessions.ts';

@@ -1,13 +1,60 @@
 import {
   type Baton,
+  BatonConfigError,
   type BatonEvent,
   type BatonOptions,
+  BatonSessionError,
   createBaton,
   type NeutralTool,
   type Session,
 } from '@baton/core';
 import type { BaseStore } from '@langchain/langgraph';
 import { langGraphStore } from './langgraph-store.ts';
+
+/**
+ * Which conversation a call belongs to. `'namespace'` (default): the thread and the graph
+ * namespace the node runs in, so a subgraph or a sub-agent invoked from a tool is its own
+ * conversation, with its own notes, archive, warnings and probe schedule. `'thread'`: every
+ * graph on one `thread_id` shares one session, deliberately.
+ */
+export type SessionScope = 'namespace' | 'thread';
+
+/** What a node, a model call or a tool knows of its run. */
+export interface RunIdentity {
+  /** `configurable.thread_id`. */
+  threadId?: unknown;
+  /** `configurable.checkpoint_ns`: `node:task|node:task|...`, the last segment the running node. */
+  namespace?: unknown;
+  /** The graph state's messages (the messages reducer gives each an id). */
+  messages?: ReadonlyArray<{ id?: unknown }>;
+}
+
+/**
+ * The session id of a run. A thread is a conversation; without a `thread_id` (no
+ * checkpointer) the run is its own conversation, named by its first message's id, which the
+ * messages reducer assigns and keeps for the whole run. Nested graphs add the namespace of
+ * the node that runs them. A run with neither is refused: a shared default would show one
+ * conversation another's notes and notices.
+ */
+export function sessionIdOf(run: RunIdentity, scope: SessionScope = 'namespace'): string {
+  const first = run.messages?.[0]?.id;
+  const conversation =
+    typeof run.threadId === 'string' && run.threadId.length > 0
+      ? run.threadId
+      : typeof first === 'string' && first.length > 0
+        ? `run:${first}`
+        : undefined;
+  if (conversation === undefined) {
+    throw new BatonSessionError(
+      'langgraph',
+      'pass { configurable: { thread_id } } to invoke / stream (with a checkpointer to keep the thread), or keep ids on the messages (the messages reducer of MessagesAnnotation and createAgent assigns them)',
+    );
+  }
+  if (scope === 'thread' || typeof run.namespace !== 'string') return conversation;
+  // The graph the node runs in: its namespace without the node's own segment ('' at the root).
+  const graph = run.namespace.split('|').slice(0, -1).join('|');
+  return graph.length > 0 ? `${conversation}|${graph}` : conversation;
+}
 
 /**
  * One Baton per LangGraph store the graph runs with (notes, ledger and archive live there),
@@ -23,19 +70,27 @@ export class ThreadSessions {
   readonly toolTemplate: readonly NeutralTool[];
 
   private readonly options: BatonOptions;
+  private readonly scope: SessionScope;
 
-  constructor(options: BatonOptions & { mode?: unknown }) {
-    // Adapter-only keys (the middleware's `mode`) are not the core's to validate.
-    const { mode: _mode, ...core } = options;
+  constructor(options: BatonOptions & { mode?: unknown; sessionScope?: unknown }) {
+    // Adapter-only keys (the middleware's `mode`, `sessionScope`) are not the core's to validate.
+    const { mode: _mode, sessionScope, ...core } = options;
+    if (sessionScope !== undefined && sessionScope !== 'namespace' && sessionScope !== 'thread') {
+      throw new BatonConfigError(
+        `[baton] [options] sessionScope: expected 'namespace' or 'thread', received ${JSON.stringify(sessionScope)}`,
+        ['sessionScope'],
+      );
+    }
+    this.scope = sessionScope ?? 'namespace';
     this.options = core;
     this.toolTemplate = createBaton({ ...core, store: undefined, onEvent: undefined }).session(
       'template',
     ).tools;
   }
 
-  session(store: BaseStore | null | undefined, threadId: unknown): Session {
-    const id = typeof threadId === 'string' && threadId.length > 0 ? threadId : 'default';
-    return this.batonFor(store).session(id);
+  /** The session of a run (see `sessionIdOf`); throws `BatonSessionError` when the run names none. */
+  session(store: BaseStore | null | undefined, run: RunIdentity): Session {
+    return this.batonFor(store).session(sessionIdOf(run, this.scope));
   }
 
   private batonFor(store: BaseStore | null | undefined): Baton {
@@ -64,8 +119,14 @@ export class ThreadSessions {
 
 const shared = new WeakMap<BatonOptions, ThreadSessions>();
 
+/** Options of the node, the tools and the middleware: the core's, and how runs map to sessions. */
+export interface LangGraphBatonOptions extends BatonOptions {
+  /** Default `'namespace'`: subgraphs and sub-agents get sessions of their own (see `SessionScope`). */
+  sessionScope?: SessionScope;
+}
+
 /** The sessions for an options object: the node, the tools and the middleware built from the same object share them. */
-export function sessionsFor(options: BatonOptions): ThreadSessions {
+export function sessionsFor(options: LangGraphBatonOptions): ThreadSessions {
   let sessions = shared.get(options);
   if (!sessions) {
     sessions = new ThreadSessions(options);
