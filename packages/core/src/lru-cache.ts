@@ -30,11 +30,27 @@ export class LruCache<K, V> {
     }
     const value = create();
     this.entries.set(key, value);
+    this.evict();
+    return value;
+  }
+
+  private evict(): void {
     if (this.entries.size > this.capacity) {
       const oldest = this.entries.keys().next().value as K;
       this.entries.delete(oldest);
     }
-    return value;
+  }
+
+  /** The value for `key` without changing its recency. */
+  get(key: K): V | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Stores `value` as the most recent; the least recent goes when over capacity. */
+  set(key: K, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    this.evict();
   }
 
   has(key: K): boolean {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type Baton,
   BatonConfigError,
@@ -10,6 +11,7 @@ import {
 } from '@baton/core';
 import {
   entriesToPrompt,
+  LruCache,
   type PromptMessage,
   pendingUnfit,
   promptToEntries,
@@ -52,6 +54,8 @@ export interface BatonTripwireMetadata {
   outcome: 'unfit';
   reason: string;
   checkpointRef: string;
+  /** The Baton session of the run (`processor.session(sessionId).readCheckpoint(checkpointRef)`). */
+  sessionId: string;
 }
 
 /** What one run (`generate` / `stream`) keeps in the processor's per-request state. */
@@ -63,11 +67,17 @@ interface RunState {
   unfit?: UnfitInfo | undefined;
 }
 
-const DEFAULT_SESSION = 'default';
-
 interface MemoryContext {
   thread?: { id?: string };
   resourceId?: string;
+}
+
+/**
+ * The session of a run without a memory thread: its own, named by Mastra's run id (or a
+ * fresh one), so two such runs never share notes, notices or an archive.
+ */
+function runSessionId(args: { runId?: unknown }): string {
+  return `run:${typeof args.runId === 'string' && args.runId.length > 0 ? args.runId : randomUUID()}`;
 }
 
 /** The memory thread of the run: Mastra puts it in the request context under `MastraMemory`. */
@@ -134,7 +144,8 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
   /** The core engine behind the processor (options, sessions). */
   readonly core: Baton;
   private readonly options: BatonProcessorOptions;
-  private readonly scopes = new Map<string, ThreadScope>();
+  /** Each thread's resource, for resource-scoped working memory (bounded like the core's sessions). */
+  private readonly scopes: LruCache<string, ThreadScope>;
   private readonly workingMemory: boolean;
 
   constructor(options: BatonProcessorOptions) {
@@ -154,6 +165,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
         ? { notes: workingMemoryNotes(memory, (id) => this.scopes.get(id) ?? { threadId: id }) }
         : {}),
     });
+    this.scopes = new LruCache(this.core.options.maxSessions);
   }
 
   /** The processor in every list it serves, to spread into `new Agent({ ... })`. */
@@ -165,14 +177,18 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     return { inputProcessors: [this], outputProcessors: [this], errorProcessors: [this] };
   }
 
-  /** The Baton session of a Mastra thread (`'default'` for runs without memory). */
-  session(threadId: string = DEFAULT_SESSION): Session {
-    return this.core.session(threadId);
+  /**
+   * The Baton session of a Mastra memory thread, or of a run without memory (its id is in the
+   * `sessionId` of an unfit tripwire's metadata).
+   */
+  session(id: string): Session {
+    return this.core.session(id);
   }
 
   private runOf(args: {
     state: Record<string, unknown>;
     requestContext?: { get(key: string): unknown };
+    runId?: unknown;
   }): RunState {
     const run = args.state as RunState;
     if (!run.session) {
@@ -181,7 +197,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
         run.scope = scope;
         this.scopes.set(scope.threadId, scope);
       }
-      run.session = this.session(scope?.threadId);
+      run.session = this.session(scope?.threadId ?? runSessionId(args));
     }
     return run;
   }
@@ -244,7 +260,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     if (run.unfit) {
       const { reason, checkpointRef } = run.unfit;
       args.abort(`[baton] the context cannot fit the window: ${reason}`, {
-        metadata: { outcome: 'unfit', reason, checkpointRef },
+        metadata: { outcome: 'unfit', reason, checkpointRef, sessionId: (run.session as Session).id },
       });
     }
     const input = args.usage?.inputTokens;

@@ -11,7 +11,7 @@ import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { batonProcessor } from './index.ts';
+import { type BatonTripwireMetadata, batonProcessor } from './index.ts';
 
 /** The core's incident scenarios, re-run through a real Mastra Agent loop. */
 describe('incidents through Agent.generate', () => {
@@ -109,8 +109,11 @@ describe('incidents through Agent.generate', () => {
       processorId: 'baton',
       metadata: { outcome: 'unfit', reason: expect.stringMatching(/pinned tool fetch_shard/) },
     });
-    const { checkpointRef } = ended.tripwire!.metadata as { checkpointRef: string };
-    expect(await tiny.session().readCheckpoint(checkpointRef)).toMatchObject({ reason: expect.any(String) });
+    const { checkpointRef, sessionId } = ended.tripwire!.metadata as BatonTripwireMetadata;
+    expect(sessionId).toMatch(/^run:/);
+    expect(await tiny.session(sessionId).readCheckpoint(checkpointRef)).toMatchObject({
+      reason: expect.any(String),
+    });
   });
 
   it('recall after eviction: the model reads the notice, recalls the evicted fact verbatim and answers with it', async () => {
