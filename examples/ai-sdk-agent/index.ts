@@ -6,6 +6,11 @@
  * and `@ai-sdk/openai` installed, the same loop runs against gpt-4o-mini instead.
  *
  *   npx -y pnpm@12.4.2 --filter @baton/example-ai-sdk-agent start
+ *   npx -y pnpm@12.4.2 --filter @baton/example-ai-sdk-agent start --rewrite   # prepareStep mode
+ *
+ * The default wraps the model with Baton's middleware (view mode: the SDK keeps its full
+ * history). `--rewrite` leaves the model alone and hands Baton the loop's `prepareStep`
+ * instead: the SDK's history itself is compacted, archive first.
  */
 import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { createBaton } from '@baton/ai-sdk';
@@ -84,29 +89,38 @@ const baton = createBaton({
   },
 });
 const session = baton.session('audit-1');
+const rewrite = process.argv.includes('--rewrite');
+const model = (await realModel()) ?? scriptedModel();
+
+const tools = {
+  ...session.tools,
+  read_file: tool({
+    description: 'Read a source file',
+    inputSchema: z.object({ path: z.string() }),
+    execute: async ({ path }: { path: string }) =>
+      Array.from({ length: 60 }, (_, i) =>
+        path.endsWith('module_17.ts') && i === 30
+          ? 'const KEY = "sk-live-…"; // leaked'
+          : `export const value_${i} = ${i * 3};`,
+      ).join('\n'),
+  }),
+};
 
 const result = await generateText({
-  model: wrapLanguageModel({ model: (await realModel()) ?? scriptedModel(), middleware: session.middleware }),
+  ...(rewrite
+    ? // Rewrite mode: the step's history is replaced by the projection; the tools count from step 1.
+      { model, prepareStep: session.prepareStepFor(tools) }
+    : { model: wrapLanguageModel({ model, middleware: session.middleware }) }),
   instructions:
     'You audit source files for leaked secrets. Record progress in your notes as "files read: N".',
   prompt: `Read src/module_0.ts to src/module_${FILES - 1}.ts one by one and report which file contains a secret.`,
-  tools: {
-    ...session.tools,
-    read_file: tool({
-      description: 'Read a source file',
-      inputSchema: z.object({ path: z.string() }),
-      execute: async ({ path }) =>
-        Array.from({ length: 60 }, (_, i) =>
-          path.endsWith('module_17.ts') && i === 30
-            ? 'const KEY = "sk-live-…"; // leaked'
-            : `export const value_${i} = ${i * 3};`,
-        ).join('\n'),
-    }),
-  },
+  tools,
   stopWhen: stepCountIs(200),
 });
 
-console.log(`\n${result.steps.length} steps. Final answer: ${result.text}`);
+console.log(
+  `\n${rewrite ? 'rewrite' : 'view'} mode, ${result.steps.length} steps. Final answer: ${result.text}`,
+);
 console.log(`notes: ${JSON.stringify(await session.core.notes.read())}`);
 const leaked = await session.core.archive.search('sk-live');
 console.log(

@@ -6,6 +6,7 @@ import {
   createBaton as createCoreBaton,
   type Session,
 } from '@baton/core';
+import type { ToolSet } from 'ai';
 import { type BatonToolSet, batonTools } from './agent-tools.ts';
 import { batonMiddleware } from './middleware.ts';
 import { batonPrepareStep } from './prepare-step.ts';
@@ -20,8 +21,14 @@ export interface AiSdkSession {
   readonly middleware: LanguageModelV4Middleware;
   /** `notes`, `compact`, `recall` built with `tool()`: spread into `tools`. */
   readonly tools: BatonToolSet;
-  /** Rewrite mode for agent loops (`prepareStep`): use instead of the middleware. */
+  /**
+   * Rewrite mode for agent loops (`prepareStep`): use instead of the middleware. Counts the
+   * tools of the step before (Baton's own on the first step); `prepareStepFor(tools)` counts
+   * the loop's tools from the first step.
+   */
   readonly prepareStep: ReturnType<typeof batonPrepareStep>;
+  /** `prepareStep` that counts these tools (the ones given to `generateText`) from the first step. */
+  prepareStepFor(tools: ToolSet): ReturnType<typeof batonPrepareStep>;
 }
 
 export interface AiSdkBaton {
@@ -82,6 +89,7 @@ export function createBaton(options: BatonOptions): AiSdkBaton {
         middleware: batonMiddleware(() => coreSession),
         tools: batonTools(coreSession),
         prepareStep: batonPrepareStep(coreSession),
+        prepareStepFor: (tools) => batonPrepareStep(coreSession, { tools }),
       };
       wrappers.set(coreSession, found);
     }

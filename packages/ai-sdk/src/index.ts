@@ -10,4 +10,4 @@ export {
 export { type BatonToolSet, batonTools } from './agent-tools.ts';
 export { type AiSdkBaton, type AiSdkSession, createBaton } from './baton.ts';
 export { batonMiddleware } from './middleware.ts';
-export { batonPrepareStep } from './prepare-step.ts';
+export { batonPrepareStep, type PrepareStepOptions } from './prepare-step.ts';

@@ -2,42 +2,15 @@ import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4Middleware,
-  LanguageModelV4Prompt,
-  LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
-import type { Prepared, Session, ToolSchema } from '@baton/core';
-import {
-  callWithOverflowRecovery,
-  entriesToPrompt as fromEntries,
-  type PromptMessage as HostMessage,
-  promptToEntries as toEntries,
-  type UnfitInfo,
-  withSystemBlock,
-} from '@baton/core/internals';
-import { hostModel } from './host-model.ts';
-import { unfitGenerateResult, unfitStreamResult } from './unfit-result.ts';
+import type { Prepared, Session } from '@baton/core';
+import { type GuardedCall, guardedGenerate, guardedStream, projectCall } from './call-guard.ts';
 
 interface CallRecord {
   session: Session;
   original: LanguageModelV4CallOptions;
   model: LanguageModelV4;
   prepared: Prepared;
-}
-
-function toolSchemas(tools: LanguageModelV4CallOptions['tools']): ToolSchema[] | undefined {
-  return tools?.map((tool) =>
-    tool.type === 'function'
-      ? { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
-      : { name: tool.name, inputSchema: tool.args },
-  );
-}
-
-/** Input tokens a provider reported, whatever the usage shape. */
-function reportedInputTokens(usage: unknown): number | undefined {
-  const input = (usage as { inputTokens?: unknown } | undefined)?.inputTokens;
-  if (typeof input === 'number') return input;
-  const total = (input as { total?: unknown } | undefined)?.total;
-  return typeof total === 'number' ? total : undefined;
 }
 
 /**
@@ -72,33 +45,21 @@ export function batonMiddleware(
     original: LanguageModelV4CallOptions,
     model: LanguageModelV4,
   ): Promise<LanguageModelV4CallOptions> {
-    const tools = toolSchemas(original.tools);
-    const prepared = await session.prepare({
-      entries: toEntries(original.prompt as HostMessage[]),
-      ...(tools ? { tools } : {}),
-      model: hostModel(model),
-    });
-    const prompt = withSystemBlock(fromEntries(prepared.entries), prepared.system) as LanguageModelV4Prompt;
-    const params: LanguageModelV4CallOptions = { ...original, prompt };
+    const { prepared, params } = await projectCall(session, original, model);
     calls.set(params, { session, original, model, prepared });
     return params;
   }
 
-  /** Runs the call under the core's overflow policy; the retry goes through the inner model directly. */
-  function recovering<T>(
-    record: CallRecord,
-    params: LanguageModelV4CallOptions,
-    first: () => PromiseLike<T>,
-    retry: (params: LanguageModelV4CallOptions) => PromiseLike<T>,
-    unfit: (info: UnfitInfo) => T,
-  ): Promise<T> {
-    return callWithOverflowRecovery(record.session, {
-      attempt: params,
-      prepared: (attempt) => calls.get(attempt)!.prepared,
-      reprepare: () => project(record.session, record.original, record.model),
-      call: (attempt, isRetry) => (isRetry ? retry(attempt) : first()),
-      unfit,
-    });
+  /** The call as the guard runs it: a retry re-projects the original call through the inner model. */
+  function guarded(record: CallRecord): GuardedCall {
+    return {
+      session: record.session,
+      prepared: record.prepared,
+      retry: async () => {
+        const params = await project(record.session, record.original, record.model);
+        return { prepared: calls.get(params)!.prepared, params };
+      },
+    };
   }
 
   return {
@@ -109,33 +70,12 @@ export function batonMiddleware(
     wrapGenerate: async function batonWrapGenerate({ doGenerate, params, model }) {
       const record = calls.get(params);
       if (!record) return doGenerate();
-      const result = await recovering(
-        record,
-        params,
-        doGenerate,
-        (p) => model.doGenerate(p),
-        unfitGenerateResult,
-      );
-      const input = reportedInputTokens(result.usage);
-      if (input !== undefined && result.finishReason.raw !== 'baton-unfit')
-        record.session.observeUsage({ inputTokens: input });
-      return result;
+      return guardedGenerate(guarded(record), doGenerate, (retry) => model.doGenerate(retry));
     },
     wrapStream: async function batonWrapStream({ doStream, params, model }) {
       const record = calls.get(params);
       if (!record) return doStream();
-      const result = await recovering(record, params, doStream, (p) => model.doStream(p), unfitStreamResult);
-      // Usage arrives with the finish part: feed it to the calibration as it passes.
-      const observe = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
-        transform(part, controller) {
-          if (part.type === 'finish' && part.finishReason.raw !== 'baton-unfit') {
-            const input = reportedInputTokens(part.usage);
-            if (input !== undefined) record.session.observeUsage({ inputTokens: input });
-          }
-          controller.enqueue(part);
-        },
-      });
-      return { ...result, stream: result.stream.pipeThrough(observe) };
+      return guardedStream(guarded(record), doStream, (retry) => model.doStream(retry));
     },
   };
 }

@@ -1,4 +1,5 @@
 import { hash64 } from './hash.ts';
+import { LruCache } from './lru-cache.ts';
 import type { Tokenizer } from './tokenizer.ts';
 import { contentHashOf, type Entry, inputText, outputText } from './transcript.ts';
 
@@ -18,30 +19,14 @@ const PER_TOOL_PART = 3;
 export const PER_REQUEST = 3;
 const MEMO_LIMIT = 50_000;
 
-/** Bounded insertion-ordered memo: oldest keys go first. */
-class Memo<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly limit: number) {}
-  get(key: string): V | undefined {
-    return this.map.get(key);
-  }
-  set(key: string, value: V): void {
-    if (this.map.size >= this.limit) {
-      const oldest = this.map.keys().next().value;
-      if (oldest !== undefined) this.map.delete(oldest);
-    }
-    this.map.set(key, value);
-  }
-}
-
 /**
  * Exact per-entry token counts, memoized on the entry object (WeakMap) and by content hash,
  * multiplied by a calibration ratio learnt from what the provider reported.
  */
 export class TokenCounter {
   private readonly byObject = new WeakMap<Entry, number>();
-  private readonly byContent = new Memo<number>(MEMO_LIMIT);
-  private readonly byText = new Memo<number>(1_000);
+  private readonly byContent = new LruCache<string, number>(MEMO_LIMIT);
+  private readonly byText = new LruCache<string, number>(1_000);
   /** Provider-reported / estimated input tokens, smoothed. 1 until the first observation. */
   ratio = 1;
   private observations = 0;

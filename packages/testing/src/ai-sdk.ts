@@ -23,7 +23,8 @@ export interface ScriptedCall {
 
 /**
  * A MockLanguageModelV4 (from `ai/test`) driven by a script over exactly the prompt it is
- * sent. Reports usage as the prompt's character count / 4 so calibration has numbers.
+ * sent. Reports usage as the characters / 4 of what a provider bills as input, the prompt and
+ * the tool definitions, so calibration has numbers.
  */
 export function scriptedModel(script: (call: ScriptedCall) => ScriptedTurn | Error) {
   const prompts: LanguageModelV4Prompt[] = [];
@@ -51,7 +52,7 @@ export function scriptedModel(script: (call: ScriptedCall) => ScriptedTurn | Err
       finishReason: { unified: 'text' in turn ? 'stop' : 'tool-calls', raw: undefined },
       usage: {
         inputTokens: {
-          total: Math.ceil(visible.length / 4),
+          total: Math.ceil((visible.length + JSON.stringify(options.tools ?? []).length) / 4),
           noCache: undefined,
           cacheRead: undefined,
           cacheWrite: undefined,
