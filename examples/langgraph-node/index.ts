@@ -43,10 +43,12 @@ async function callModel(state: { messages: BaseMessage[] }) {
   };
 }
 
+const tools = [readFile, ...batonTools(options)];
 const graph = new StateGraph(MessagesAnnotation)
-  .addNode('compact', createCompactionNode(options))
+  // What the model node sends besides the messages (a real one binds these tools), so the budget counts it.
+  .addNode('compact', createCompactionNode(options, { systemPrompt: 'You read files.', tools }))
   .addNode('model', callModel)
-  .addNode('tools', new ToolNode([readFile, ...batonTools(options)]))
+  .addNode('tools', new ToolNode(tools))
   .addEdge(START, 'compact')
   .addConditionalEdges('compact', routeAfterCompaction('model'), ['model', END])
   .addConditionalEdges(

@@ -25,7 +25,7 @@ export {
   unfitOf,
 } from './overflow-recovery.ts';
 export { pairingViolation } from './projection-check.ts';
-export { MISSING_RESULT_TEXT } from './repair.ts';
+export { MISSING_RESULT_TEXT, storableEntries } from './repair.ts';
 export { probeAnswerSchema, probePrompt } from './rubrics.ts';
 export { atClosedUnit } from './self-compaction.ts';
 export { cloneJson } from './store.ts';

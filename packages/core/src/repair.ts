@@ -80,11 +80,21 @@ export function repairTranscript(entries: readonly Entry[]): RepairResult {
         seq: entries[groupStart]!.seq,
         role: 'tool',
         parts: results,
-        meta: { synthetic: 'repair' },
+        meta: { synthetic: 'missing-result' },
       });
     }
   }
   return { entries: out ?? (entries as Entry[]), orphaned, orphanResults, missingResults };
+}
+
+/**
+ * The projection as a host may store it (rewrite mode): without the placeholder results
+ * repair supplied for unanswered calls. Those exist only so the provider accepts the request;
+ * stored, they would answer a call that may still get its real result (a resumed interrupt,
+ * an approval) with a fabricated one.
+ */
+export function storableEntries(entries: readonly Entry[]): Entry[] {
+  return entries.filter((entry) => entry.meta?.synthetic !== 'missing-result');
 }
 
 /** One allocation-free pass (prepare runs before every model call): is anything unpaired? */

@@ -39,7 +39,7 @@ export interface OpaquePart {
 export type Part = TextPart | ToolCallPart | ToolResultPart | OpaquePart;
 
 /** What Baton inserted in place of history: never an entry the host wrote. */
-export type SyntheticKind = 'summary' | 'digest' | 'marker' | 'folded' | 'repair';
+export type SyntheticKind = 'summary' | 'digest' | 'marker' | 'folded' | 'repair' | 'missing-result';
 
 export interface EntryMeta {
   /** Set on entries Baton made; absent on host entries. */

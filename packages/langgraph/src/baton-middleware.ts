@@ -1,13 +1,13 @@
-import { BatonConfigError, type Notice, type Prepared, type Session, type ToolSchema } from '@baton/core';
-import { callWithOverflowRecovery, renderNotices, type UnfitInfo } from '@baton/core/internals';
+import { BatonConfigError, type Prepared, type Session } from '@baton/core';
+import { callWithOverflowRecovery, storableEntries, type UnfitInfo } from '@baton/core/internals';
 import { AIMessage, type BaseMessage, RemoveMessage } from '@langchain/core/messages';
-import { type BaseStore, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
+import { type BaseStore, Command, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createMiddleware } from 'langchain';
-import { z } from 'zod/v4';
 import { createBatonTools } from './agent-tools.ts';
 import { type ChatModelLike, hostModelFor } from './host-model.ts';
 import { fromEntries, toEntries } from './message-conversion.ts';
 import { type LangGraphBatonOptions, type RunIdentity, sessionsFor } from './sessions.ts';
+import { type ToolLike, toolSchemasOf } from './tool-schemas.ts';
 
 function unfitMessage(unfit: UnfitInfo): AIMessage {
   return new AIMessage({
@@ -18,24 +18,12 @@ function unfitMessage(unfit: UnfitInfo): AIMessage {
   });
 }
 
-/**
- * The middleware's own state. `_`-prefixed keys are private to the agent (not part of its
- * input or output) but checkpointed with the thread, so what `beforeModel` decides reaches
- * the model call even if another worker or a restarted process runs it.
- */
-const batonState = z.object({
-  /** Rewrite mode: notices of the compaction `beforeModel` wrote into the state, for this step's model call. */
-  _batonNotices: z
-    .array(z.object({ type: z.enum(['warning', 'eviction', 'degrade', 'unfit']), text: z.string() }))
-    .default([]),
-});
-
 interface RequestLike {
   model?: ChatModelLike;
   messages: BaseMessage[];
   systemPrompt: string;
-  tools: ReadonlyArray<{ name?: string; description?: string }>;
-  state: { _batonNotices?: Notice[]; messages?: BaseMessage[] };
+  tools: ReadonlyArray<ToolLike>;
+  state: { messages?: BaseMessage[] };
   runtime: { store?: unknown; configurable?: { thread_id?: unknown; checkpoint_ns?: unknown } };
 }
 
@@ -51,8 +39,9 @@ function runOf(runtime: RequestLike['runtime'], messages: readonly BaseMessage[]
 export interface BatonMiddlewareOptions extends LangGraphBatonOptions {
   /**
    * `'view'` (default): every model call gets a projection; the thread's state keeps its full
-   * history. `'rewrite'`: `beforeModel` replaces the state's messages with the projection
-   * (`REMOVE_ALL_MESSAGES`), archive first, so the checkpoint itself stays small.
+   * history. `'rewrite'`: when a call's projection changed, the model node's update replaces
+   * the state's messages with it (`REMOVE_ALL_MESSAGES`), archive first, so the checkpoint
+   * itself stays small. Either way one `prepare` per model call.
    */
   mode?: 'view' | 'rewrite';
 }
@@ -78,71 +67,55 @@ export function batonMiddleware(options: BatonMiddlewareOptions) {
   }
   const sessions = sessionsFor(options);
 
-  // beforeModel cannot see the request's system prompt and tools; the rewrite counts the
-  // ones of the thread's last model call, so it compacts at the size the model will get.
-  const lastRequest = new WeakMap<Session, { system: string; tools: ToolSchema[] }>();
-
-  async function prepare(session: Session, request: RequestLike): Promise<Prepared> {
-    const carried = renderNotices(request.state._batonNotices ?? []);
-    const tools = request.tools.map((t) => ({
-      name: t.name ?? 'tool',
-      ...(t.description ? { description: t.description } : {}),
-    }));
-    lastRequest.set(session, { system: request.systemPrompt, tools });
+  function prepare(session: Session, request: RequestLike): Promise<Prepared> {
     return session.prepare({
       entries: toEntries(request.messages),
-      system: [request.systemPrompt, carried].filter((block) => block.length > 0).join('\n\n'),
-      tools,
+      system: request.systemPrompt,
+      tools: toolSchemasOf(request.tools),
       // The agent's own chat model answers probes and writes continuation summaries.
       ...(request.model ? { model: hostModelFor(request.model) } : {}),
     });
   }
 
-  async function rewrite(state: { messages: BaseMessage[] }, runtime: RequestLike['runtime']) {
-    const session = sessions.session(runtime.store as BaseStore | undefined, runOf(runtime, state.messages));
-    const prepared = await session.prepare({
-      entries: toEntries(state.messages),
-      ...lastRequest.get(session),
-    });
-    if (!prepared.changed && prepared.notices.length === 0) return undefined;
-    return {
-      ...(prepared.changed
-        ? { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...fromEntries(prepared.entries)] }
-        : {}),
-      _batonNotices: prepared.notices,
-    };
-  }
-
   return createMiddleware({
     name: 'BatonMiddleware',
-    stateSchema: batonState,
     tools: createBatonTools(sessions),
-    ...(mode === 'rewrite'
-      ? {
-          beforeModel: (state: { messages: BaseMessage[] }, runtime: unknown) =>
-            rewrite(state, runtime as RequestLike['runtime']),
-          // Notices are for one model call: the next step's beforeModel decides afresh.
-          afterModel: (state: { _batonNotices?: Notice[] }) =>
-            state._batonNotices && state._batonNotices.length > 0 ? { _batonNotices: [] } : undefined,
-        }
-      : {}),
     wrapModelCall: async (request, handler) => {
       const req = request as unknown as RequestLike;
       const session = sessions.session(
         req.runtime.store as BaseStore | undefined,
         runOf(req.runtime, req.state.messages ?? req.messages),
       );
+      let sent: Prepared | undefined;
       const response = await callWithOverflowRecovery(session, {
         attempt: await prepare(session, req),
         prepared: (attempt) => attempt,
         reprepare: () => prepare(session, req),
-        call: (attempt) =>
-          handler({ ...request, messages: fromEntries(attempt.entries), systemPrompt: attempt.system }),
+        call: (attempt) => {
+          sent = attempt;
+          return handler({
+            ...request,
+            messages: fromEntries(attempt.entries),
+            systemPrompt: attempt.system,
+          });
+        },
         unfit: unfitMessage,
       });
       const input = response.usage_metadata?.input_tokens;
       if (typeof input === 'number' && input > 0) session.observeUsage({ inputTokens: input });
-      return response;
+      if (mode === 'view' || !sent?.changed) return response;
+      // Rewrite: the node's update replaces the thread's messages with what the model saw,
+      // then its reply (the agent node's own append of the reply comes first and is replaced
+      // with the rest). Placeholder results for unanswered calls are never stored.
+      return new Command({
+        update: {
+          messages: [
+            new RemoveMessage({ id: REMOVE_ALL_MESSAGES }),
+            ...fromEntries(storableEntries(sent.entries)),
+            response,
+          ],
+        },
+      });
     },
   });
 }

@@ -2,6 +2,7 @@ import { gptTokenizer, TokenCounter } from '@baton/core';
 import { pairingViolation } from '@baton/core/internals';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
+import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import { END, InMemoryStore, MemorySaver, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { describe, expect, it } from 'vitest';
@@ -92,5 +93,62 @@ describe('createCompactionNode in a StateGraph (START -> compact -> model -> too
     expect(
       archived.some((r) => JSON.stringify(r.entry.parts).includes(JSON.stringify(body(3)).slice(1, -1))),
     ).toBe(true);
+  });
+
+  it('counts the model node’s system prompt and tool schemas when given them, so the whole request fits', async () => {
+    const options = { contextWindow: 8_000 };
+    const SYSTEM = `You read files. ${body(500).repeat(2)}`;
+    const readFile = tool(async ({ n }: { n: number }) => `file ${n}\n${body(n)}`, {
+      name: 'read_file',
+      description: `Read file n. ${body(501)}`,
+      schema: z.object({ n: z.number().describe(body(502)) }),
+    });
+    const tools = [readFile, ...batonTools(options)];
+    const requests: number[] = [];
+    let step = 0;
+    const callModel = async (state: { messages: BaseMessage[] }) => {
+      const entries = toEntries(state.messages);
+      requests.push(entries.reduce((sum, e) => sum + counter.raw(e), 0));
+      const s = step++;
+      if (s >= 20) return { messages: [new AIMessage('done')] };
+      return {
+        messages: [
+          new AIMessage({
+            content: '',
+            tool_calls: [{ id: `c${s}`, name: 'read_file', args: { n: s }, type: 'tool_call' }],
+          }),
+        ],
+      };
+    };
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('compact', createCompactionNode(options, { systemPrompt: SYSTEM, tools }))
+      .addNode('model', callModel)
+      .addNode('tools', new ToolNode(tools))
+      .addEdge(START, 'compact')
+      .addConditionalEdges('compact', routeAfterCompaction('model'), ['model', END])
+      .addConditionalEdges(
+        'model',
+        (state) => ((state.messages.at(-1) as AIMessage).tool_calls?.length ? 'tools' : END),
+        ['tools', END],
+      )
+      .addEdge('tools', 'compact')
+      .compile({ checkpointer: new MemorySaver(), store: new InMemoryStore() });
+    await graph.invoke(
+      { messages: [new HumanMessage('Read the files.')] },
+      { configurable: { thread_id: 'g-schemas' }, recursionLimit: 500 },
+    );
+    const fixed =
+      counter.rawText(SYSTEM) +
+      counter.rawTools(
+        tools.map((t) => ({ name: t.name, description: t.description, inputSchema: toJsonSchema(t.schema) })),
+      );
+    expect(fixed).toBeGreaterThan(2_000);
+    for (const tokens of requests) expect(tokens + fixed).toBeLessThanOrEqual(8_000 - 1_600);
+  });
+
+  it('refuses a view mode it cannot honour', () => {
+    expect(() => createCompactionNode({ contextWindow: 8_000, mode: 'view' } as never)).toThrow(
+      /the compaction node always rewrites the state/,
+    );
   });
 });

@@ -1,9 +1,20 @@
+import { BatonConfigError } from '@baton/core';
+import { storableEntries } from '@baton/core/internals';
 import { AIMessage, type BaseMessage, RemoveMessage, SystemMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { type BaseStore, END, type LangGraphRunnableConfig, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createBatonTools } from './agent-tools.ts';
 import { fromEntries, toEntries } from './message-conversion.ts';
 import { type LangGraphBatonOptions, sessionsFor } from './sessions.ts';
+import { type ToolLike, toolSchemasOf } from './tool-schemas.ts';
+
+/** What the model node after the compaction sends besides the messages, so it is counted too. */
+export interface CompactionNodeRequest {
+  /** The system prompt the model node adds (not part of the state's messages). */
+  systemPrompt?: string;
+  /** The tools bound to the model (their JSON schemas are counted): yours and `batonTools(options)`. */
+  tools?: ReadonlyArray<ToolLike>;
+}
 
 /** Id of the system message that carries the agent's notes and this step's notices. */
 export const CONTEXT_MESSAGE_ID = 'baton-context';
@@ -24,7 +35,9 @@ function withContext(messages: BaseMessage[], block: string): BaseMessage[] {
  * `prepare` on the thread's messages and, when the projection or the notes/notices block
  * changed, replaces the state's messages with it (`REMOVE_ALL_MESSAGES`), after the evicted
  * ones are archived in the graph's store. An `unfit` outcome appends an AIMessage that
- * explains it; route on it with `routeAfterCompaction`.
+ * explains it; route on it with `routeAfterCompaction`. Pass the model node's system prompt
+ * and tools as `request` so the budget counts them (the node cannot see them otherwise).
+ * Placeholder results for calls still awaiting theirs are never written into the state.
  *
  * @example
  * new StateGraph(MessagesAnnotation)
@@ -36,8 +49,16 @@ function withContext(messages: BaseMessage[], block: string): BaseMessage[] {
  *   .addConditionalEdges('model', toolsOrEnd)
  *   .addEdge('tools', 'compact');
  */
-export function createCompactionNode(options: LangGraphBatonOptions) {
+export function createCompactionNode(options: LangGraphBatonOptions, request: CompactionNodeRequest = {}) {
+  const mode = (options as { mode?: unknown }).mode;
+  if (mode !== undefined && mode !== 'rewrite') {
+    throw new BatonConfigError(
+      `[baton] [options] mode: the compaction node always rewrites the state; view mode is batonMiddleware's (received ${JSON.stringify(mode)})`,
+      ['mode'],
+    );
+  }
   const sessions = sessionsFor(options);
+  const tools = toolSchemasOf(request.tools);
   return async function batonCompactionNode(
     state: { messages: BaseMessage[] },
     config?: LangGraphRunnableConfig,
@@ -49,7 +70,11 @@ export function createCompactionNode(options: LangGraphBatonOptions) {
     });
     const current = state.messages.find((m) => m.id === CONTEXT_MESSAGE_ID);
     const history = state.messages.filter((m) => m.id !== CONTEXT_MESSAGE_ID);
-    const prepared = await session.prepare({ entries: toEntries(history) });
+    const prepared = await session.prepare({
+      entries: toEntries(history),
+      ...(request.systemPrompt ? { system: request.systemPrompt } : {}),
+      tools,
+    });
     const sameBlock = (current?.text ?? '') === prepared.block;
     const unfit =
       prepared.outcome === 'unfit'
@@ -66,7 +91,7 @@ export function createCompactionNode(options: LangGraphBatonOptions) {
     return {
       messages: [
         new RemoveMessage({ id: REMOVE_ALL_MESSAGES }),
-        ...withContext(fromEntries(prepared.entries), prepared.block),
+        ...withContext(fromEntries(storableEntries(prepared.entries)), prepared.block),
         ...unfit,
       ],
     };

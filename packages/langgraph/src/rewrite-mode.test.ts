@@ -1,8 +1,8 @@
 import { BatonConfigError, gptTokenizer, TokenCounter } from '@baton/core';
-import { pairingViolation } from '@baton/core/internals';
-import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
-import { InMemoryStore, MemorySaver } from '@langchain/langgraph';
-import { createAgent, fakeModel, tool } from 'langchain';
+import { MISSING_RESULT_TEXT, pairingViolation } from '@baton/core/internals';
+import { AIMessage, type BaseMessage, HumanMessage, type ToolMessage } from '@langchain/core/messages';
+import { Command, InMemoryStore, MemorySaver } from '@langchain/langgraph';
+import { createAgent, fakeModel, humanInTheLoopMiddleware, tool } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { batonMiddleware, langGraphStore, toEntries } from './index.ts';
@@ -16,8 +16,13 @@ const readFile = tool(async ({ n }: { n: number }) => `file ${n}\n${body(n)}`, {
   schema: z.object({ n: z.number() }),
 });
 
+const CONTINUE = {
+  decision: 'CONTINUE',
+  criteria: [{ id: 'closed-unit', answer: 'N', evidence: 'still reading' }],
+};
+
 describe("batonMiddleware({ mode: 'rewrite' })", () => {
-  it('compacts the checkpointed state in beforeModel, archives first, and tells the model what was evicted', async () => {
+  it('compacts the checkpointed state with the model call, archives first, and tells the model what was evicted', async () => {
     const seen: BaseMessage[][] = [];
     let step = 0;
     const model = fakeModel();
@@ -65,59 +70,142 @@ describe("batonMiddleware({ mode: 'rewrite' })", () => {
     ).toBe(true);
   });
 
-  it('carries the notices in private checkpointed state: a fresh worker resuming after the rewrite tells the model', async () => {
-    const checkpointer = new MemorySaver();
+  it('prepares once per model call: the probe schedule counts exactly the model calls', async () => {
     const store = new InMemoryStore();
-    const config = { configurable: { thread_id: 'carry' }, recursionLimit: 500 };
-    // One script across both workers: the model continues where the thread left off.
-    const script = { step: 0 };
-    const readAll = (model: ReturnType<typeof fakeModel>, seen?: BaseMessage[][]) => {
-      for (let i = 0; i < 40; i++) {
-        model.respond((messages: BaseMessage[]) => {
-          seen?.push(messages);
-          const s = script.step++;
-          if (s >= 30) return new AIMessage('done');
+    let calls = 0;
+    const model = fakeModel();
+    for (let i = 0; i < 20; i++) {
+      model.respond(() => {
+        const s = calls++;
+        if (s >= 12) return new AIMessage('done');
+        return new AIMessage({
+          content: '',
+          tool_calls: [{ id: `p${s}`, name: 'read_file', args: { n: s }, type: 'tool_call' }],
+        });
+      });
+    }
+    const agent = createAgent({
+      model,
+      tools: [readFile],
+      middleware: [
+        batonMiddleware({
+          contextWindow: 8_000,
+          mode: 'rewrite',
+          // A judge that always continues: the schedule is what is measured.
+          selfCompact: { probeEvery: 1, minSteps: 0, judge: async () => ({ output: CONTINUE }) },
+        }),
+      ],
+      checkpointer: new MemorySaver(),
+      store,
+    });
+    await agent.invoke(
+      { messages: [new HumanMessage('Read 12 files.')] },
+      { configurable: { thread_id: 'probe-steps' }, recursionLimit: 200 },
+    );
+    const state = await langGraphStore(store).getDocument<{ probe?: { steps: number } }>(
+      'baton/state',
+      'probe-steps',
+    );
+    expect(calls).toBe(13);
+    expect(state?.value.probe?.steps).toBe(calls);
+  });
+
+  it('never stores a result Baton made up for a call awaiting approval, even when the step compacts the thread', async () => {
+    const store = new InMemoryStore();
+    const checkpointer = new MemorySaver();
+    const config = { configurable: { thread_id: 'hitl' }, recursionLimit: 200 };
+    let step = 0;
+    const model = fakeModel();
+    for (let i = 0; i < 20; i++) {
+      model.respond(() => {
+        const s = step++;
+        if (s === 8) {
           return new AIMessage({
             content: '',
-            tool_calls: [{ id: `c${s}`, name: 'read_file', args: { n: s }, type: 'tool_call' }],
+            tool_calls: [{ id: 'deploy-1', name: 'deploy', args: { target: 'prod' }, type: 'tool_call' }],
           });
+        }
+        if (s >= 10) return new AIMessage('done');
+        return new AIMessage({
+          content: '',
+          tool_calls: [{ id: `h${s}`, name: 'read_file', args: { n: s }, type: 'tool_call' }],
         });
-      }
-      return model;
-    };
-    type Values = { messages: BaseMessage[]; _batonNotices?: Array<{ type: string; text: string }> };
-    const stateOf = async (worker: { graph: { getState(c: typeof config): Promise<{ values: unknown }> } }) =>
-      (await worker.graph.getState(config)).values as Values;
-    const agent = (model: ReturnType<typeof fakeModel>) =>
-      createAgent({
-        model,
-        tools: [readFile],
-        middleware: [batonMiddleware({ contextWindow: 8_000, mode: 'rewrite' })],
-        checkpointer,
-        store,
       });
-
-    // Worker A runs until a beforeModel has rewritten the state, and stops right there.
-    const workerA = agent(readAll(fakeModel()));
-    let pending: Array<{ type: string; text: string }> = [];
-    for (let i = 0; i < 60 && !pending.some((n) => n.type === 'eviction'); i++) {
-      await workerA.graph.invoke(i === 0 ? { messages: [new HumanMessage('Read 30 files.')] } : null, {
-        ...config,
-        interruptAfter: ['BatonMiddleware.before_model'],
-      });
-      pending = (await stateOf(workerA))._batonNotices ?? [];
     }
-    expect(pending.map((n) => n.type)).toContain('eviction');
+    const deploy = tool(async ({ target }: { target: string }) => `DEPLOYED to ${target}`, {
+      name: 'deploy',
+      description: 'Deploy',
+      schema: z.object({ target: z.string() }),
+    });
+    const agent = createAgent({
+      model,
+      tools: [readFile, deploy],
+      middleware: [
+        humanInTheLoopMiddleware({ interruptOn: { deploy: true } }),
+        batonMiddleware({ contextWindow: 6_000, mode: 'rewrite' }),
+      ],
+      checkpointer,
+      store,
+    });
+    const paused = await agent.invoke({ messages: [new HumanMessage('Read files, then deploy.')] }, config);
+    expect(paused.__interrupt__).toBeDefined();
+    // While it waits, the user adds a long message: the next model call compacts (so the
+    // thread is rewritten) and needs the pending call answered for the provider, but the
+    // thread must not store that stand-in.
+    const during = await agent.invoke(
+      { messages: [new HumanMessage(`What is pending? Context: ${body(99).repeat(4)}`)] },
+      config,
+    );
+    const stored = JSON.stringify((await agent.graph.getState(config)).values);
+    expect(stored).not.toContain(MISSING_RESULT_TEXT);
+    expect(JSON.stringify(during.messages)).not.toContain(MISSING_RESULT_TEXT);
+  });
 
-    // Worker B (a new middleware instance: nothing in memory) makes the model call.
-    const seen: BaseMessage[][] = [];
-    const workerB = agent(readAll(fakeModel(), seen));
-    const result = await workerB.invoke(null, config);
-    expect(seen[0]?.find((m) => m.type === 'system')?.text).toContain('Context was compacted');
-    expect(result.messages.at(-1)!.text).toBe('done');
-    // Private: not in the agent's output, and cleared in the checkpoint once the model saw it.
-    expect(Object.keys(result)).not.toContain('_batonNotices');
-    expect((await stateOf(workerB))._batonNotices).toEqual([]);
+  it('resumes an approved call with the real tool result in the thread', async () => {
+    const checkpointer = new MemorySaver();
+    const config = { configurable: { thread_id: 'hitl-approve' }, recursionLimit: 200 };
+    let step = 0;
+    const model = fakeModel();
+    for (let i = 0; i < 20; i++) {
+      model.respond(() => {
+        const s = step++;
+        if (s === 6) {
+          return new AIMessage({
+            content: '',
+            tool_calls: [{ id: 'deploy-2', name: 'deploy', args: { target: 'prod' }, type: 'tool_call' }],
+          });
+        }
+        if (s >= 7) return new AIMessage('done');
+        return new AIMessage({
+          content: '',
+          tool_calls: [{ id: `a${s}`, name: 'read_file', args: { n: s }, type: 'tool_call' }],
+        });
+      });
+    }
+    const deploy = tool(async ({ target }: { target: string }) => `DEPLOYED to ${target}`, {
+      name: 'deploy',
+      description: 'Deploy',
+      schema: z.object({ target: z.string() }),
+    });
+    const agent = createAgent({
+      model,
+      tools: [readFile, deploy],
+      middleware: [
+        humanInTheLoopMiddleware({ interruptOn: { deploy: true } }),
+        batonMiddleware({ contextWindow: 6_000, mode: 'rewrite' }),
+      ],
+      checkpointer,
+      store: new InMemoryStore(),
+    });
+    const paused = await agent.invoke({ messages: [new HumanMessage('Read files, then deploy.')] }, config);
+    expect(paused.__interrupt__).toBeDefined();
+    const resumed = await agent.invoke(new Command({ resume: { decisions: [{ type: 'approve' }] } }), config);
+    expect(resumed.messages.at(-1)!.text).toBe('done');
+    const results = resumed.messages.filter(
+      (m) => m.type === 'tool' && (m as ToolMessage).tool_call_id === 'deploy-2',
+    );
+    expect(results.map((m) => m.text)).toEqual(['DEPLOYED to prod']);
+    expect(JSON.stringify(resumed.messages)).not.toContain(MISSING_RESULT_TEXT);
   });
 
   it('rejects an unknown mode with a typed error', () => {
