@@ -33,6 +33,7 @@ import type {
 import { batonTools } from './agent-tools.ts';
 import { hostModelOf } from './host-model.ts';
 import { assertMastraHost } from './host-version.ts';
+import { toolSchemasOf } from './tool-schemas.ts';
 import { unfitResponse } from './unfit-response.ts';
 import {
   refreshWorkingMemoryMessages,
@@ -91,13 +92,6 @@ function scopeOf(
     return { threadId, ...(memory?.resourceId ? { resourceId: memory.resourceId } : {}) };
   }
   return run.scope;
-}
-
-function toolSchemas(tools: Record<string, unknown> | undefined): ToolSchema[] {
-  return Object.entries(tools ?? {}).map(([name, tool]) => {
-    const description = (tool as { description?: unknown }).description;
-    return typeof description === 'string' ? { name, description } : { name };
-  });
 }
 
 /**
@@ -206,7 +200,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     const run = this.runOf(args);
     const session = run.session as Session;
     const tools = { ...args.tools, ...batonTools(session) };
-    run.tools = toolSchemas(tools);
+    run.tools = toolSchemasOf(tools);
     if (this.workingMemory && this.options.memory && run.scope)
       await this.refreshWorkingMemory(args, run.scope);
     return { tools };
