@@ -48,6 +48,11 @@ export type BatonEvent =
       summaryTokens: number;
       messagesCompressed: number;
     }
-  | { type: 'self-compaction-abandoned'; step: number; reason: string };
+  | { type: 'self-compaction-abandoned'; step: number; reason: string }
+  /**
+   * `selfCompact` is on, a probe was due, and nothing can answer it (no `selfCompact.judge`,
+   * and the host's model is not one Baton can call). Once per session.
+   */
+  | { type: 'probe-unavailable'; step: number; reason: string };
 
 export type BatonEventType = BatonEvent['type'];

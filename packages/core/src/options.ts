@@ -48,6 +48,8 @@ const optionsSchema = z
     keepRecentGroups: z.number().int().nonnegative().default(4),
     maxSummaryInputTokens: positiveInt.default(8_000),
     maxSummaryTokens: positiveInt.optional(),
+    /** Deadline of each summarizer call (ms); past it the summary fails and the ladder falls through. */
+    summaryTimeoutMs: positiveInt.default(60_000),
     opaqueTokens: z.number().int().nonnegative().default(512),
     notesCap: positiveInt.optional(),
     pinnedTools: z.array(z.string().min(1)).default([]),

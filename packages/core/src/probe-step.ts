@@ -40,6 +40,14 @@ export function continuationFor(
   return cached;
 }
 
+const NO_JUDGE_REASON =
+  'selfCompact is on but nothing can answer a probe: pass selfCompact.judge, or give the adapter a model object it can call (not a model id string)';
+
+/** Stands in for a judge while checking whether a probe would otherwise be due; never called. */
+const unavailableJudge: ProbeJudge = async () => {
+  throw new Error('unreachable');
+};
+
 /**
  * Runs a probe when the schedule and the context allow one, and reports it as a
  * `probe-decided` event; its decision, or undefined when none ran.
@@ -53,7 +61,16 @@ export async function probeIfDue(
 ): Promise<ProbeDecision | undefined> {
   const { tokens, entries, system, model } = context;
   const judge = config.judge ?? model?.judge;
-  if (probeSkipReason(config, schedule, tokens, entries, judge) !== undefined) return undefined;
+  const skip = probeSkipReason(config, schedule, tokens, entries, judge ?? unavailableJudge);
+  if (skip !== undefined) return undefined;
+  if (!judge) {
+    // Every condition for a probe holds but the judge: say so once instead of never probing in silence.
+    if (!schedule.unavailableReported) {
+      schedule.unavailableReported = true;
+      emit({ type: 'probe-unavailable', step: schedule.steps, reason: NO_JUDGE_REASON });
+    }
+    return undefined;
+  }
   schedule.lastProbeStep = schedule.steps;
   const { counter } = engine;
   const result = await runProbe(

@@ -11,6 +11,7 @@ import {
   rubricOptionSchema,
 } from './rubrics.ts';
 import type { TextCompletion } from './summarizers/continuation.ts';
+import { withTimeout } from './timeout.ts';
 import type { Entry } from './transcript.ts';
 
 /** What a probe sends: the context exactly as the model last saw it, plus the probe message. */
@@ -87,6 +88,8 @@ export interface ProbeSchedule {
   lastProbeStep?: number;
   lastCompactionStep?: number;
   compactions: number;
+  /** A `probe-unavailable` event was emitted for this session. */
+  unavailableReported?: boolean;
 }
 
 /**
@@ -161,18 +164,6 @@ export interface ProbeResult {
   error?: string;
 }
 
-function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(new Error(`the probe timed out after ${ms} ms`));
-    }, ms);
-  });
-  return Promise.race([work(controller.signal), timeout]).finally(() => clearTimeout(timer));
-}
-
 /**
  * Asks the host model the rubric's questions about the context (appended to a copy; nothing
  * enters the transcript) and applies the rubric's rule in code to its answers. Failure-open:
@@ -197,6 +188,7 @@ export async function runProbe(
           signal,
         }),
       config.timeoutMs,
+      'the probe',
     );
     usage = response.usage;
     const raw = typeof response.output === 'string' ? JSON.parse(response.output) : response.output;

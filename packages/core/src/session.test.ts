@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createBaton } from './baton.ts';
+import type { BatonEvent } from './events.ts';
 import { memoryStore } from './stores/memory-store.ts';
 import type { SummarizerInput } from './summarizer.ts';
 import { createEntry, type Entry } from './transcript.ts';
@@ -44,6 +45,21 @@ describe('Baton.session', () => {
 });
 
 describe('Session.prepare', () => {
+  it('says once, with an event, that probes cannot run when nothing can answer them', async () => {
+    const events: BatonEvent[] = [];
+    const session = createBaton({
+      contextWindow: 16_000,
+      selfCompact: { probeEvery: 1, minSteps: 0, minTokens: 0 },
+      onEvent: (event) => events.push(event),
+    }).session('no-judge');
+    // A closed unit: the assistant answered without tool calls.
+    for (let step = 0; step < 4; step++) await session.prepare({ entries: chat(3 + step) });
+    const unavailable = events.filter((e) => e.type === 'probe-unavailable');
+    expect(unavailable).toHaveLength(1);
+    expect(unavailable[0]).toMatchObject({ reason: expect.stringMatching(/pass selfCompact\.judge/) });
+    expect(events.some((e) => e.type === 'probe-decided')).toBe(false);
+  });
+
   it('stamps archive records and checkpoints with the injected clock, and refuses a clock that is not a function', async () => {
     const store = memoryStore();
     const baton = createBaton({ contextWindow: 6_000, store, now: () => 1_234_567 });

@@ -231,6 +231,7 @@ export class Session {
               countText: (text) => measure.text(text),
               maxInputTokens: options.maxSummaryInputTokens,
               maxTokens: options.maxSummaryTokens,
+              timeoutMs: options.summaryTimeoutMs,
               memo: summaryMemo,
             },
             entries,

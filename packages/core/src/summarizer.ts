@@ -9,6 +9,8 @@ export interface SummarizerInput {
   priorSummary?: string;
   /** Upper bound for the answer; longer answers are cut. */
   maxTokens: number;
+  /** Aborted when the call passes `summaryTimeoutMs`: pass it on to the model call. */
+  signal?: AbortSignal;
 }
 
 /** Turns a span of history into a continuation summary. May be model-backed; may throw (the ladder falls through). */

@@ -25,6 +25,7 @@ describe('boundedSummarize', () => {
       countEntry: (e: Entry) => counter.count(e),
       countText: (t: string) => counter.text(t),
       maxInputTokens: 1_000,
+      timeoutMs: 60_000,
       maxTokens: 300,
       memo: new Map<string, string>(),
     };
@@ -51,6 +52,7 @@ describe('boundedSummarize', () => {
       countEntry: (e: Entry) => counter.count(e),
       countText: (t: string) => counter.text(t),
       maxInputTokens: 10_000,
+      timeoutMs: 60_000,
       maxTokens: 100,
       memo: new Map<string, string>(),
     };
@@ -61,12 +63,33 @@ describe('boundedSummarize', () => {
     expect(calls).toBe(2);
   });
 
+  it('aborts a summarizer call past timeoutMs and rejects, so a hung model cannot hang the step', async () => {
+    let aborted = false;
+    const deps = {
+      summarizer: ({ signal }: { signal?: AbortSignal }) =>
+        new Promise<string>(() => {
+          signal?.addEventListener('abort', () => {
+            aborted = true;
+          });
+        }),
+      countEntry: (e: Entry) => counter.count(e),
+      countText: (t: string) => counter.text(t),
+      maxInputTokens: 10_000,
+      timeoutMs: 20,
+      maxTokens: 100,
+      memo: new Map<string, string>(),
+    };
+    await expect(boundedSummarize(deps, span(2, 10))).rejects.toThrow(/the summarizer timed out after 20 ms/);
+    expect(aborted).toBe(true);
+  });
+
   it('treats an empty answer as a failure', async () => {
     const deps = {
       summarizer: async () => '  ',
       countEntry: (e: Entry) => counter.count(e),
       countText: (t: string) => counter.text(t),
       maxInputTokens: 10_000,
+      timeoutMs: 60_000,
       maxTokens: 100,
       memo: new Map<string, string>(),
     };

@@ -1,5 +1,6 @@
 import { hash64 } from '../hash.ts';
 import type { Summarizer } from '../summarizer.ts';
+import { withTimeout } from '../timeout.ts';
 import { contentOf, type Entry, outputText, type Part } from '../transcript.ts';
 
 export interface BoundedSummaryDeps {
@@ -9,6 +10,8 @@ export interface BoundedSummaryDeps {
   countText(text: string): number;
   maxInputTokens: number;
   maxTokens: number;
+  /** Deadline of each summarizer call. */
+  timeoutMs: number;
   /** Summaries by span hash + instruction, shared across the sessions of one Baton. */
   memo: Map<string, string>;
 }
@@ -80,12 +83,18 @@ async function callOnce(
   instruction?: string,
   priorSummary?: string,
 ): Promise<string> {
-  const text = await deps.summarizer({
-    entries,
-    maxTokens: deps.maxTokens,
-    ...(instruction !== undefined ? { instruction } : {}),
-    ...(priorSummary !== undefined ? { priorSummary } : {}),
-  });
+  const text = await withTimeout(
+    (signal) =>
+      deps.summarizer({
+        entries,
+        maxTokens: deps.maxTokens,
+        signal,
+        ...(instruction !== undefined ? { instruction } : {}),
+        ...(priorSummary !== undefined ? { priorSummary } : {}),
+      }),
+    deps.timeoutMs,
+    'the summarizer',
+  );
   if (typeof text !== 'string' || text.trim().length === 0) throw new Error('summarizer returned no text');
   return text;
 }

@@ -69,7 +69,7 @@ export function continuationSummarizer(
   complete: TextCompletion,
   rubric: Pick<Rubric, 'id' | 'summaryInstruction'>,
 ): Summarizer {
-  return async ({ entries, instruction, priorSummary, maxTokens }) => {
+  return async ({ entries, instruction, priorSummary, maxTokens, signal }) => {
     const system = [
       `You write the continuation summary of an agent's ${rubric.id === 'general' ? '' : `${rubric.id} `}work so far, so the agent can continue from it alone.`,
       rubric.summaryInstruction,
@@ -84,7 +84,7 @@ export function continuationSummarizer(
       '',
       'Write the continuation summary now.',
     ].join('\n');
-    const summary = (await complete({ system, prompt, maxTokens })).trim();
+    const summary = (await complete({ system, prompt, maxTokens, ...(signal ? { signal } : {}) })).trim();
     if (summary.length === 0) throw new Error('the model returned an empty summary');
     return carryVerbatim(summary, priorSummary);
   };
