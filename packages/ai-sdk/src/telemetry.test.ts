@@ -66,13 +66,16 @@ describe('OpenTelemetry span events', () => {
   it("records Baton events on the model-call spans of the SDK's OpenTelemetry integration", async () => {
     const { tracer, spans } = recordingTracer();
     const session = createBaton({ contextWindow: 6_000 }).session('otel');
-    const { model } = scriptedModel(({ step }) =>
+    const { model, prompts } = scriptedModel(({ step }) =>
       step < 12 ? { calls: [{ name: 'read', input: { n: step } }] } : { text: 'done' },
     );
     await generateText({
       model: wrapLanguageModel({ model, middleware: session.middleware }),
       tools: {
-        read: tool({ inputSchema: z.object({ n: z.number() }), execute: async ({ n }) => filler(2_000, n) }),
+        read: tool({
+          inputSchema: z.object({ n: z.number() }),
+          execute: async ({ n }) => `CONTENT-MARK-${n} ${filler(2_000, n)}`,
+        }),
       },
       stopWhen: stepCountIs(20),
       prompt: 'read',
@@ -81,6 +84,8 @@ describe('OpenTelemetry span events', () => {
     const events = spans.flatMap((s) => s.events);
     const completed = events.find((e) => e.name === 'baton.stage-completed');
     expect(completed?.attributes).toMatchObject({ 'baton.stage': 'fold-tool-results' });
-    expect(JSON.stringify(events)).not.toContain('alpha beta'); // counts and names, never content
+    // Counts and names, never content: the marker reached the model, and no span event.
+    expect(JSON.stringify(prompts)).toContain('CONTENT-MARK-3');
+    expect(JSON.stringify(events)).not.toContain('CONTENT-MARK');
   });
 });

@@ -189,6 +189,12 @@ export class Session {
       schedule.steps++;
       record.touch();
     }
+    // A prepare that is not an overflow's retry comes after a call that went through (or on a
+    // new turn): the next overflow is a first one again, whether or not the provider reported usage.
+    if (record.state.pendingCompaction?.tighten === undefined && record.state.overflowStreak !== 0) {
+      record.state.overflowStreak = 0;
+      record.touch();
+    }
     let request = record.state.pendingCompaction;
     if (request) {
       delete record.state.pendingCompaction;

@@ -108,7 +108,7 @@ describe('batonMiddleware through createAgent', () => {
     });
     const middleware = batonMiddleware({ contextWindow: 16_000 });
     let failed = false;
-    const { model } = scripted(40, (_m, step) => {
+    const { model, seen } = scripted(40, (_m, step) => {
       if (step === 3 && !failed) {
         failed = true;
         return overflow;
@@ -129,6 +129,11 @@ describe('batonMiddleware through createAgent', () => {
     const last = result.messages.at(-1) as AIMessage;
     expect(String(last.content)).toMatch(/not sent to the model/);
     expect(last.response_metadata?.baton).toMatchObject({ outcome: 'unfit' });
+    // The first overflow was recovered: its retry (call 4) went on with the work, and only the
+    // second overflow in a row (calls 6 and 7) ended the turn.
+    expect(seen).toHaveLength(8);
+    const read = result.messages.filter((m) => m.type === 'tool').map((m) => m.text.split('\n')[0]);
+    expect(read).toEqual(['f0', 'f1', 'f2', 'f4', 'f5']);
   });
 });
 

@@ -1,7 +1,7 @@
 import { gptTokenizer, TokenCounter } from '@baton/core';
 import { pairingViolation } from '@baton/core/internals';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
-import { tool } from '@langchain/core/tools';
+import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import { END, InMemoryStore, MemorySaver, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
@@ -19,6 +19,28 @@ import {
 const counter = new TokenCounter(gptTokenizer(), 512);
 const body = (n: number) =>
   Array.from({ length: 60 }, (_, l) => `line ${l}: value_${(n * 31 + l) % 97}`).join('\n');
+
+/** START -> compact -> model -> tools -> compact, the compaction routing to END when unfit. */
+function loop(
+  compact: ReturnType<typeof createCompactionNode>,
+  callModel: (state: { messages: BaseMessage[] }) => Promise<{ messages: BaseMessage[] }>,
+  tools: StructuredToolInterface[],
+  store: InMemoryStore,
+) {
+  return new StateGraph(MessagesAnnotation)
+    .addNode('compact', compact)
+    .addNode('model', callModel)
+    .addNode('tools', new ToolNode(tools))
+    .addEdge(START, 'compact')
+    .addConditionalEdges('compact', routeAfterCompaction('model'), ['model', END])
+    .addConditionalEdges(
+      'model',
+      (state) => ((state.messages.at(-1) as AIMessage).tool_calls?.length ? 'tools' : END),
+      ['tools', END],
+    )
+    .addEdge('tools', 'compact')
+    .compile({ checkpointer: new MemorySaver(), store });
+}
 
 describe('createCompactionNode in a StateGraph (START -> compact -> model -> tools -> compact)', () => {
   it('keeps every model call within budget in rewrite mode, archives in the graph store, and shares notes with the tools', async () => {
@@ -60,19 +82,7 @@ describe('createCompactionNode in a StateGraph (START -> compact -> model -> too
       };
     };
     const store = new InMemoryStore();
-    const graph = new StateGraph(MessagesAnnotation)
-      .addNode('compact', createCompactionNode(options))
-      .addNode('model', callModel)
-      .addNode('tools', new ToolNode([readFile, ...batonTools(options)]))
-      .addEdge(START, 'compact')
-      .addConditionalEdges('compact', routeAfterCompaction('model'), ['model', END])
-      .addConditionalEdges(
-        'model',
-        (state) => ((state.messages.at(-1) as AIMessage).tool_calls?.length ? 'tools' : END),
-        ['tools', END],
-      )
-      .addEdge('tools', 'compact')
-      .compile({ checkpointer: new MemorySaver(), store });
+    const graph = loop(createCompactionNode(options), callModel, [readFile, ...batonTools(options)], store);
 
     const result = await graph.invoke(
       { messages: [new HumanMessage('Read the files.')] },
@@ -120,19 +130,12 @@ describe('createCompactionNode in a StateGraph (START -> compact -> model -> too
         ],
       };
     };
-    const graph = new StateGraph(MessagesAnnotation)
-      .addNode('compact', createCompactionNode(options, { systemPrompt: SYSTEM, tools }))
-      .addNode('model', callModel)
-      .addNode('tools', new ToolNode(tools))
-      .addEdge(START, 'compact')
-      .addConditionalEdges('compact', routeAfterCompaction('model'), ['model', END])
-      .addConditionalEdges(
-        'model',
-        (state) => ((state.messages.at(-1) as AIMessage).tool_calls?.length ? 'tools' : END),
-        ['tools', END],
-      )
-      .addEdge('tools', 'compact')
-      .compile({ checkpointer: new MemorySaver(), store: new InMemoryStore() });
+    const graph = loop(
+      createCompactionNode(options, { systemPrompt: SYSTEM, tools }),
+      callModel,
+      tools,
+      new InMemoryStore(),
+    );
     await graph.invoke(
       { messages: [new HumanMessage('Read the files.')] },
       { configurable: { thread_id: 'g-schemas' }, recursionLimit: 500 },
