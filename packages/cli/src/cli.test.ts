@@ -181,6 +181,10 @@ describe('the baton binary', () => {
       expect(result.stderr).toContain('baton:');
     }
     expect((await baton('explode', path)).code).toBe(2);
+    // An option inspect has no use for is refused, not accepted and ignored.
+    const misplaced = await baton('inspect', path, '--report', join(dir, 'never.html'));
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.stderr).toContain('inspect does not take --report (replay does)');
   });
 
   it('inspects: tokens by role and tool, largest messages, what pinning would cost', async () => {

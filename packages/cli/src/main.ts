@@ -185,6 +185,9 @@ function runInspect(file: string, values: Record<string, string | undefined>, io
   io.out(`${lines.join('\n')}\n`);
 }
 
+/** Options only `replay` uses. */
+const REPLAY_ONLY = ['pinned', 'self-compact', 'store', 'report', 'interval'] as const;
+
 /** The CLI: returns the exit code, never throws. */
 export async function main(argv: string[], io: Io): Promise<number> {
   try {
@@ -212,6 +215,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (file === undefined) throw new UsageError(`${command}: which transcript file?`);
     if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
     const strings = values as Record<string, string | undefined>;
+    if (command === 'inspect') {
+      // inspect reads and counts; what only a replay can use is refused, not silently ignored.
+      const misplaced = REPLAY_ONLY.filter((option) => strings[option] !== undefined);
+      if (misplaced.length > 0)
+        throw new UsageError(
+          `inspect does not take ${misplaced.map((o) => `--${o}`).join(', ')} (replay does)`,
+        );
+    }
     if (command === 'replay') await runReplay(file, strings, io);
     else runInspect(file, strings, io);
     return 0;
