@@ -29,7 +29,7 @@ export type {
   SelfCompactOptions,
 } from './self-compaction.ts';
 export type { Session } from './session.ts';
-export { defineStage, type Stage, type StageContext, type StageResult } from './stage.ts';
+export { defineStage, type Stage, type StageContext, type StageOptions, type StageResult } from './stage.ts';
 export {
   defaultStages,
   degrade,

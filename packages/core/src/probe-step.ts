@@ -1,5 +1,6 @@
 import type { Engine } from './engine.ts';
 import type { BatonEvent } from './events.ts';
+import type { LadderOutput } from './ladder.ts';
 import type { ProbeDecision } from './rubrics.ts';
 import {
   type HostModel,
@@ -11,6 +12,7 @@ import {
 } from './self-compaction.ts';
 import type { SessionState } from './session-state.ts';
 import type { Summarizer } from './summarizer.ts';
+import { type BoundedSummaryDeps, boundedSummarize } from './summarizers/bounded.ts';
 import { continuationSummarizer } from './summarizers/continuation.ts';
 import type { Entry } from './transcript.ts';
 
@@ -93,4 +95,50 @@ export async function probeIfDue(
     ...(result.error ? { error: result.error } : {}),
   });
   return result.decision;
+}
+
+/**
+ * The ladder's `summarize`: a span condensed under the input bound, memoized, under the
+ * deadline, by the host model's continuation summarizer when probes are on, else the configured one.
+ */
+export function spanSummarizer(
+  engine: Engine,
+  model: HostModel | undefined,
+  countText: (text: string) => number,
+  instruction: string | undefined,
+): (entries: Entry[], priorSummary?: string) => Promise<string> {
+  const { options, counter } = engine;
+  const continuation = continuationFor(engine, model);
+  const deps: BoundedSummaryDeps = {
+    summarizer: continuation?.summarizer ?? options.summarizer,
+    countEntry: (entry) => counter.count(entry),
+    countText,
+    maxInputTokens: options.maxSummaryInputTokens,
+    maxTokens: options.maxSummaryTokens,
+    timeoutMs: options.summaryTimeoutMs,
+    memo: continuation?.memo ?? engine.summaryMemo,
+  };
+  return (entries, priorSummary) => boundedSummarize(deps, entries, instruction, priorSummary);
+}
+
+/** After a compaction with probes on: the schedule moves on, and a `self-compacted` event says what it did. */
+export function recordSelfCompaction(
+  engine: Engine,
+  schedule: ProbeSchedule,
+  compaction: { early: boolean; before: number; result: LadderOutput },
+  emit: (event: BatonEvent) => void,
+): void {
+  const { early, before, result } = compaction;
+  schedule.lastCompactionStep = schedule.steps;
+  if (early) schedule.compactions++;
+  const summaries = result.entries.filter((e) => e.meta?.synthetic === 'summary');
+  emit({
+    type: 'self-compacted',
+    step: schedule.steps,
+    early,
+    tokensBefore: before,
+    tokensAfter: result.tokens,
+    summaryTokens: summaries.reduce((sum, e) => sum + engine.counter.count(e), 0),
+    messagesCompressed: result.spans.reduce((sum, span) => sum + span.entries.length, 0),
+  });
 }

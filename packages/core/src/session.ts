@@ -12,10 +12,9 @@ import { Notes, type NotesApi, renderNotes } from './notes.ts';
 import { compactionNotices, renderNotices, unfitNotice, unfitStepMessage, warningNotice } from './notices.ts';
 import { detectContextOverflow } from './overflow.ts';
 import type { Notice, Prepared, PrepareInput } from './prepared.ts';
-import { continuationFor, probeIfDue, probeScheduleOf } from './probe-step.ts';
+import { probeIfDue, probeScheduleOf, recordSelfCompaction, spanSummarizer } from './probe-step.ts';
 import { repairTranscript } from './repair.ts';
 import { SessionRecord } from './session-record.ts';
-import { boundedSummarize } from './summarizers/bounded.ts';
 
 /** An overflow retry aims this much lower than targetAt. */
 const OVERFLOW_TIGHTEN = 0.7;
@@ -213,9 +212,6 @@ export class Session {
 
     // The ladder, budget-gated; its evictions archived before the ledger keeps them.
     if (plan.run) {
-      const continuation = continuationFor(engine, input.model);
-      const summarizer = continuation?.summarizer ?? options.summarizer;
-      const summaryMemo = continuation?.memo ?? engine.summaryMemo;
       let summaryFailed = false;
       const result = await runLadder({
         entries: projection,
@@ -229,21 +225,7 @@ export class Session {
         options,
         pinPolicy: engine.pinPolicy,
         count: (entry) => counter.count(entry),
-        summarize: (entries, priorSummary) =>
-          boundedSummarize(
-            {
-              summarizer,
-              countEntry: (entry) => counter.count(entry),
-              countText: (text) => measure.text(text),
-              maxInputTokens: options.maxSummaryInputTokens,
-              maxTokens: options.maxSummaryTokens,
-              timeoutMs: options.summaryTimeoutMs,
-              memo: summaryMemo,
-            },
-            entries,
-            request?.instruction,
-            priorSummary,
-          ),
+        summarize: spanSummarizer(engine, input.model, (text) => measure.text(text), request?.instruction),
         noticeTokens: (spans) =>
           spans.length === 0 ? 0 : measure.text(renderNotices(compactionNotices(spans, before, budget))) + 8,
         emit: (event) => {
@@ -263,20 +245,7 @@ export class Session {
         measure.setProjection(projection);
         outcome = 'compacted';
         notices.push(...compactionNotices(result.spans, before - result.tokens, budget));
-        if (schedule) {
-          schedule.lastCompactionStep = schedule.steps;
-          if (early) schedule.compactions++;
-          const summaries = projection.filter((e) => e.meta?.synthetic === 'summary');
-          emit({
-            type: 'self-compacted',
-            step: schedule.steps,
-            early,
-            tokensBefore: before,
-            tokensAfter: result.tokens,
-            summaryTokens: summaries.reduce((sum, e) => sum + counter.count(e), 0),
-            messagesCompressed: result.spans.reduce((sum, span) => sum + span.entries.length, 0),
-          });
-        }
+        if (schedule) recordSelfCompaction(engine, schedule, { early, before, result }, emit);
       }
     }
 

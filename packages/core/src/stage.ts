@@ -1,8 +1,28 @@
 import type { BatonEvent } from './events.ts';
 import type { Group } from './groups.ts';
 import type { Decision } from './ledger.ts';
-import type { ResolvedOptions } from './options.ts';
 import type { Entry } from './transcript.ts';
+
+/**
+ * The settings a stage reads: the resolved options of `createBaton`, as far as stages use them.
+ * (Declared here rather than taken from `ResolvedOptions`, which holds the stages themselves.)
+ */
+export interface StageOptions {
+  /** Newest tool results never folded. */
+  readonly keep: number;
+  /** Newest groups the summarize stage leaves alone. */
+  readonly keepRecentGroups: number;
+  readonly maxSummaryTokens: number;
+  readonly maxSummaryInputTokens: number;
+  readonly pinnedTools: readonly string[];
+  readonly contextWindow: number;
+  readonly reserveOutput: number;
+  readonly inputBudget: number;
+  readonly warnAt: number;
+  readonly compactAt: number;
+  readonly targetAt: number;
+  readonly truncateAt: number;
+}
 
 /** What a stage sees: the current projection, its groups and the budget, plus the engine's helpers. */
 export interface StageContext {
@@ -18,7 +38,7 @@ export interface StageContext {
   readonly truncateLimit: number;
   /** Guidance for summaries, from the compact tool or a probe. */
   readonly instruction: string | undefined;
-  readonly options: ResolvedOptions;
+  readonly options: StageOptions;
   /** Calibrated tokens of one entry. */
   count(entry: Entry): number;
   /** Bounded, memoized, chunked summary of a span (map-reduce under `maxSummaryInputTokens`). Throws on failure. */
