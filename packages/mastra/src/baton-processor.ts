@@ -252,8 +252,8 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
   processOutputStep(args: ProcessOutputStepArgs<BatonTripwireMetadata>) {
     const run = this.runOf(args);
     if (run.unfit) {
-      const { reason, checkpointRef } = run.unfit;
-      args.abort(`[baton] the context cannot fit the window: ${reason}`, {
+      const { reason, checkpointRef, message } = run.unfit;
+      args.abort(message, {
         metadata: { outcome: 'unfit', reason, checkpointRef, sessionId: (run.session as Session).id },
       });
     }
