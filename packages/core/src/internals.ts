@@ -10,6 +10,7 @@ export {
   entriesToPrompt,
   isBatonBlock,
   type PromptConversionCache,
+  type PromptKeys,
   type PromptMessage,
   type PromptPart,
   promptToEntries,

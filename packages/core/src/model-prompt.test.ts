@@ -91,4 +91,20 @@ describe('model prompt (AI SDK provider spec) <-> entries', () => {
     const prepared = await createBaton({ contextWindow: 50_000 }).session('s').prepare({ entries: a });
     expect(prepared.outcome).toBe('ok');
   });
+
+  it("keys by content when asked, so a window that drops its oldest messages keeps the others' keys", () => {
+    const window: PromptMessage[] = [
+      { role: 'user', content: [{ type: 'text', text: 'first' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+      { role: 'user', content: [{ type: 'text', text: 'second' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+    ];
+    const before = toEntries(window, undefined, 'content').map((e) => e.key);
+    const slid = toEntries(window.slice(2), undefined, 'content').map((e) => e.key);
+    expect(new Set(before).size).toBe(4); // the repeated 'ok' is told apart by its occurrence
+    expect(slid[0]).toBe(before[2]);
+    // By position (the default), every key moves with the slide.
+    const positional = toEntries(window).map((e) => e.key);
+    expect(toEntries(window.slice(2))[0]?.key).not.toBe(positional[2]);
+  });
 });

@@ -1,6 +1,7 @@
 import { NOTES_HEADING } from './notes.ts';
 import { NOTICES_HEADING } from './notices.ts';
 import {
+  contentHash,
   createEntry,
   type Entry,
   type OpaquePart,
@@ -124,12 +125,27 @@ export function isBatonBlock(message: PromptMessage): boolean {
   );
 }
 
+/** How `promptToEntries` keys the entries of a host that gives its messages no ids. */
+export type PromptKeys =
+  /** `seq-contenthash`: the host re-sends the whole history on every call (the AI SDK). */
+  | 'position'
+  /**
+   * The content hash and its occurrence: the host sends a window that drops its oldest
+   * messages (Mastra's `lastMessages`), so positions shift while the messages stay the same.
+   */
+  | 'content';
+
 /**
- * Host messages to neutral entries. Keys are `seq-contenthash`, so the same history converts
- * to the same keys on every call even though the SDK builds new message objects per step.
+ * Host messages to neutral entries. The same history converts to the same keys on every call
+ * even though the host builds new message objects per step (see `PromptKeys`).
  */
-export function promptToEntries(messages: readonly PromptMessage[], cache?: PromptConversionCache): Entry[] {
+export function promptToEntries(
+  messages: readonly PromptMessage[],
+  cache?: PromptConversionCache,
+  keys: PromptKeys = 'position',
+): Entry[] {
   const entries: Entry[] = [];
+  const occurrences = new Map<string, number>();
   let nextSeq = 0;
   for (const message of messages) {
     if (isBatonBlock(message)) continue;
@@ -139,7 +155,15 @@ export function promptToEntries(messages: readonly PromptMessage[], cache?: Prom
       nextSeq = Math.max(nextSeq, (known.meta?.span?.[1] ?? known.seq) + 1);
       continue;
     }
-    const entry = createEntry(nextSeq++, message.role, partsOf(message));
+    const parts = partsOf(message);
+    let key: string | undefined;
+    if (keys === 'content') {
+      const hash = contentHash(message.role, parts);
+      const seen = occurrences.get(hash) ?? 0;
+      occurrences.set(hash, seen + 1);
+      key = seen === 0 ? `c-${hash}` : `c-${hash}-${seen}`;
+    }
+    const entry = createEntry(nextSeq++, message.role, parts, key);
     if (message.providerOptions !== undefined) entry.meta = { providerOptions: message.providerOptions };
     hostOf.set(entry, message);
     cache?.entries.set(message, entry);

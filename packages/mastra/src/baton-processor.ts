@@ -240,7 +240,9 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
 
   private prepare(run: RunState, prompt: PromptMessage[], model: HostModel | undefined): Promise<Prepared> {
     return (run.session as Session).prepare({
-      entries: promptToEntries(prompt),
+      // Keyed by content: Mastra's lastMessages window drops the oldest messages as a thread
+      // grows, and decisions must keep matching the messages they were made for.
+      entries: promptToEntries(prompt, undefined, 'content'),
       ...(run.tools ? { tools: run.tools } : {}),
       // The agent's model answers probes and writes continuation summaries.
       ...(model ? { model } : {}),

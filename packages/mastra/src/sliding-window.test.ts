@@ -1,0 +1,44 @@
+import type { BatonEvent } from '@baton/core';
+import { filler, scriptedModel } from '@baton/testing/mastra';
+import { Agent } from '@mastra/core/agent';
+import { LibSQLStore } from '@mastra/libsql';
+import { Memory } from '@mastra/memory';
+import { describe, expect, it } from 'vitest';
+import { batonProcessor, memoryStore } from './index.ts';
+
+describe("Mastra's lastMessages window sliding under Baton", () => {
+  it('keeps its decisions as the window drops old messages: each evicted message archived once, compactions occasional', async () => {
+    const memory = new Memory({
+      storage: new LibSQLStore({ id: `sliding-${Math.random()}`, url: ':memory:' }),
+      options: { lastMessages: 12 },
+    });
+    const store = memoryStore();
+    const events: BatonEvent[] = [];
+    const baton = batonProcessor({ contextWindow: 6_000, store, onEvent: (event) => events.push(event) });
+    const { model, calls } = scriptedModel(({ call }) => ({
+      text: `answer ${call}: ${filler(1_200, call)}`,
+    }));
+    const agent = new Agent({
+      id: 'chat',
+      name: 'chat',
+      instructions: 'Answer briefly.',
+      model,
+      memory,
+      ...baton.lists,
+    });
+    for (let turn = 0; turn < 16; turn++) {
+      await agent.generate(`question ${turn}: ${filler(2_400, turn + 100)}`, {
+        memory: { thread: 'sliding', resource: 'user' },
+      });
+    }
+    expect(calls).toHaveLength(16);
+    const archived = await store.rangeArchive('sliding', 0, 1_000_000);
+    const contents = archived.map((record) => JSON.stringify(record.entry.parts));
+    // Each evicted message is archived once, under one ref, however often the window slid.
+    expect(contents.length).toBeGreaterThan(0);
+    expect(new Set(contents).size).toBe(contents.length);
+    // Measured: 24 records, all distinct, 6 stage runs; keyed by position, 80 records of 26 messages.
+    const compactions = events.filter((e) => e.type === 'stage-completed').length;
+    expect(compactions).toBeLessThan(16);
+  });
+});
