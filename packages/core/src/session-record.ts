@@ -41,7 +41,8 @@ export class SessionRecord {
   private readonly now: () => number;
   private stateVersion = 0;
   private stateDirty = false;
-  private readonly archivedOrphans = new Set<string>();
+  /** Refs this process archived outside a commit (orphans, host-dropped entries): written once. */
+  private readonly archivedOutside = new Set<string>();
 
   constructor(id: string, store: Store, now: () => number) {
     this.id = id;
@@ -146,17 +147,17 @@ export class SessionRecord {
     }
   }
 
-  /** Archives tool results that repair took out of the transcript (once per key). */
-  async archiveOrphans(orphaned: readonly Entry[], emit: Emit): Promise<void> {
-    const fresh = orphaned.filter((e) => !this.archivedOrphans.has(e.key));
+  /** Archives entries that leave the projection outside a commit: orphaned results repair took out, entries the host stopped sending (once per key). */
+  async archiveOutside(entries: readonly Entry[], stage: string, emit: Emit): Promise<void> {
+    const fresh = entries.filter((e) => !this.archivedOutside.has(e.key));
     if (fresh.length === 0) return;
     try {
       const now = this.now();
       await this.store.appendArchive(
         this.id,
-        fresh.map((entry) => ({ ref: entry.key, seq: entry.seq, entry, stage: 'repair', archivedAt: now })),
+        fresh.map((entry) => ({ ref: entry.key, seq: entry.seq, entry, stage, archivedAt: now })),
       );
-      for (const entry of fresh) this.archivedOrphans.add(entry.key);
+      for (const entry of fresh) this.archivedOutside.add(entry.key);
     } catch (error) {
       emit({ type: 'store-failed', operation: 'appendArchive', error: describeError(error) });
     }

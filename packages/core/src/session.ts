@@ -15,6 +15,7 @@ import type { Notice, Prepared, PrepareInput } from './prepared.ts';
 import { probeIfDue, probeScheduleOf, recordSelfCompaction, spanSummarizer } from './probe-step.ts';
 import { repairTranscript } from './repair.ts';
 import { SessionRecord } from './session-record.ts';
+import type { Entry } from './transcript.ts';
 
 /** An overflow retry aims this much lower than targetAt. */
 const OVERFLOW_TIGHTEN = 0.7;
@@ -131,6 +132,26 @@ export class Session {
       : undefined;
   }
 
+  /**
+   * Archives entries the host itself stopped sending (a window over the history, such as
+   * Mastra's `lastMessages`), so `recall` still reaches them. Once per key; a store failure
+   * becomes a `store-failed` event.
+   */
+  async archiveDropped(entries: readonly Entry[]): Promise<void> {
+    const emit = (event: BatonEvent) => {
+      try {
+        this.engine.options.onEvent?.(event);
+      } catch {
+        // A listener's failure is the listener's.
+      }
+    };
+    await this.record.archiveOutside(
+      entries.filter((entry) => entry.meta?.synthetic === undefined && entry.role !== 'system'),
+      'host-window',
+      emit,
+    );
+  }
+
   /** Reads a checkpoint written by an `unfit` outcome. */
   readCheckpoint(ref: string): Promise<Checkpoint | undefined> {
     return readCheckpoint(this.engine.options.store, ref);
@@ -154,7 +175,7 @@ export class Session {
     // Host entries -> a transcript the provider accepts (orphans archived, missing results answered).
     const repaired = repairTranscript(input.entries);
     if (repaired.orphaned.length > 0 || repaired.missingResults > 0) {
-      await record.archiveOrphans(repaired.orphaned, emit);
+      await record.archiveOutside(repaired.orphaned, 'repair', emit);
       emit({
         type: 'transcript-repaired',
         orphanResults: repaired.orphanResults,

@@ -4,6 +4,7 @@ import {
   BatonConfigError,
   type BatonOptions,
   createBaton,
+  type Entry,
   type HostModel,
   type Prepared,
   type Session,
@@ -140,6 +141,8 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
   private readonly options: BatonProcessorOptions;
   /** Each thread's resource, for resource-scoped working memory (bounded like the core's sessions). */
   private readonly scopes: LruCache<string, ThreadScope>;
+  /** Each session's last prompt, as entries: what leaves Mastra's window is archived. */
+  private readonly windows: LruCache<string, Entry[]>;
   private readonly workingMemory: boolean;
 
   constructor(options: BatonProcessorOptions) {
@@ -160,6 +163,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
         : {}),
     });
     this.scopes = new LruCache(this.core.options.maxSessions);
+    this.windows = new LruCache(this.core.options.maxSessions);
   }
 
   /** The processor in every list it serves, to spread into `new Agent({ ... })`. */
@@ -238,11 +242,26 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     return { prompt: prompt as unknown as ProcessLLMRequestArgs['prompt'] };
   }
 
-  private prepare(run: RunState, prompt: PromptMessage[], model: HostModel | undefined): Promise<Prepared> {
-    return (run.session as Session).prepare({
-      // Keyed by content: Mastra's lastMessages window drops the oldest messages as a thread
-      // grows, and decisions must keep matching the messages they were made for.
-      entries: promptToEntries(prompt, undefined, 'content'),
+  private async prepare(
+    run: RunState,
+    prompt: PromptMessage[],
+    model: HostModel | undefined,
+  ): Promise<Prepared> {
+    const session = run.session as Session;
+    // Keyed by content: Mastra's lastMessages window drops the oldest messages as a thread
+    // grows, and decisions must keep matching the messages they were made for.
+    const entries = promptToEntries(prompt, undefined, 'content');
+    // What slid out of the window since this session's last call is archived, so recall
+    // reaches turns older than lastMessages.
+    const previous = this.windows.get(session.id);
+    this.windows.set(session.id, entries);
+    if (previous) {
+      const present = new Set(entries.map((entry) => entry.key));
+      const dropped = previous.filter((entry) => !present.has(entry.key));
+      if (dropped.length > 0) await session.archiveDropped(dropped);
+    }
+    return session.prepare({
+      entries,
       ...(run.tools ? { tools: run.tools } : {}),
       // The agent's model answers probes and writes continuation summaries.
       ...(model ? { model } : {}),

@@ -41,4 +41,34 @@ describe("Mastra's lastMessages window sliding under Baton", () => {
     const compactions = events.filter((e) => e.type === 'stage-completed').length;
     expect(compactions).toBeLessThan(16);
   });
+
+  it('archives what slides out of the window, so recall reaches turns older than lastMessages', async () => {
+    const memory = new Memory({
+      storage: new LibSQLStore({ id: `beyond-${Math.random()}`, url: ':memory:' }),
+      options: { lastMessages: 4 },
+    });
+    const baton = batonProcessor({ contextWindow: 128_000 });
+    const { model, calls } = scriptedModel(({ call }) => ({ text: `noted ${call}` }));
+    const agent = new Agent({
+      id: 'chat',
+      name: 'chat',
+      instructions: 'Answer briefly.',
+      model,
+      memory,
+      ...baton.lists,
+    });
+    for (let turn = 0; turn < 8; turn++) {
+      await agent.generate(`fact MARK-${turn}: the code is ${1_000 + turn}`, {
+        memory: { thread: 'beyond', resource: 'user' },
+      });
+    }
+    // The window really slid: the last call no longer carries the first turns.
+    expect(calls.at(-1)?.visible).not.toContain('MARK-1:');
+    const session = baton.session('beyond');
+    const recall = session.tools.find((tool) => tool.name === 'recall')!;
+    const found = JSON.stringify(await recall.execute({ query: 'MARK-1' }));
+    expect(found).toContain('the code is 1001');
+    // Nothing the ladder did: the window is large, so every record came from the slide.
+    expect((await session.archive.range(0, 1_000_000)).every((r) => r.stage === 'host-window')).toBe(true);
+  });
 });
