@@ -2,14 +2,14 @@
  * A Mastra Agent with BatonProcessor, offline: Mastra's own mock model plays an on-call agent
  * that reads 30 log pages, keeps its progress in working memory (Baton's notes), gets its
  * context compacted, recalls the evicted error line and answers. Mastra's storage is LibSQL
- * on a local file; Baton's ledger and archive are SQLite (node:sqlite) on another.
+ * on a local file, and Baton's ledger and archive live in it too (the thread-state domain).
  *
  *   npx -y pnpm@12.4.2 --filter @baton/example-mastra-agent start
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { batonProcessor, sqliteStore } from '@baton/mastra';
+import { batonProcessor, mastraMemoryStore } from '@baton/mastra';
 import { Agent } from '@mastra/core/agent';
 import { MastraLanguageModelV2Mock } from '@mastra/core/test-utils/llm-mock';
 import { createTool } from '@mastra/core/tools';
@@ -71,8 +71,7 @@ const memory = new Memory({
 });
 const baton = batonProcessor({
   contextWindow: 8_000,
-  memory,
-  store: sqliteStore({ path: join(dir, 'baton.db') }),
+  memory, // ledger, state and archive go in the Memory's own storage (mastra.db): no second database
   onEvent: (e) => {
     if (e.type === 'stage-completed')
       console.log(`[baton] ${e.stage}: ${e.tokensBefore} -> ${e.tokensAfter} tokens`);
@@ -97,3 +96,5 @@ const stored = await memory.recall({ threadId: 'incident-7', perPage: false });
 console.log(`\nAnswer: ${result.text}`);
 console.log(`Working memory: ${JSON.stringify(await memory.getWorkingMemory({ threadId: 'incident-7' }))}`);
 console.log(`Mastra stored ${stored.messages.length} messages, complete (view mode). Files in ${dir}`);
+const archived = await mastraMemoryStore(memory).rangeArchive('incident-7', 0, Number.MAX_SAFE_INTEGER);
+console.log(`Baton's archive in the same database: ${archived.length} records`);

@@ -34,6 +34,7 @@ import type {
 import { batonTools } from './agent-tools.ts';
 import { hostModelOf } from './host-model.ts';
 import { assertMastraHost } from './host-version.ts';
+import { mastraMemoryStore } from './memory-store.ts';
 import { toolSchemasOf } from './tool-schemas.ts';
 import { unfitResponse } from './unfit-response.ts';
 import {
@@ -158,6 +159,8 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     this.workingMemory = memory?.getMergedThreadConfig().workingMemory?.enabled === true;
     this.core = createBaton({
       ...core,
+      // With the agent's Memory, ledger, state and archive live in its storage: no second database.
+      ...(memory && core.store === undefined ? { store: mastraMemoryStore(memory) } : {}),
       ...(memory && this.workingMemory
         ? { notes: workingMemoryNotes(memory, (id) => this.scopes.get(id) ?? { threadId: id }) }
         : {}),

@@ -7,6 +7,7 @@ export {
   type BatonTripwireMetadata,
   batonProcessor,
 } from './baton-processor.ts';
+export { mastraMemoryStore } from './memory-store.ts';
 export {
   PREAMBLE_SECTION,
   parseWorkingMemory,

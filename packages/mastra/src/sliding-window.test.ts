@@ -5,6 +5,7 @@ import { LibSQLStore } from '@mastra/libsql';
 import { Memory } from '@mastra/memory';
 import { describe, expect, it } from 'vitest';
 import { batonProcessor, memoryStore } from './index.ts';
+import { mastraMemoryStore } from './memory-store.ts';
 
 describe("Mastra's lastMessages window sliding under Baton", () => {
   it('keeps its decisions as the window drops old messages: each evicted message archived once, compactions occasional', async () => {
@@ -47,7 +48,7 @@ describe("Mastra's lastMessages window sliding under Baton", () => {
       storage: new LibSQLStore({ id: `beyond-${Math.random()}`, url: ':memory:' }),
       options: { lastMessages: 4 },
     });
-    const baton = batonProcessor({ contextWindow: 128_000 });
+    const baton = batonProcessor({ contextWindow: 128_000, memory });
     const { model, calls } = scriptedModel(({ call }) => ({ text: `noted ${call}` }));
     const agent = new Agent({
       id: 'chat',
@@ -70,5 +71,7 @@ describe("Mastra's lastMessages window sliding under Baton", () => {
     expect(found).toContain('the code is 1001');
     // Nothing the ladder did: the window is large, so every record came from the slide.
     expect((await session.archive.range(0, 1_000_000)).every((r) => r.stage === 'host-window')).toBe(true);
+    // Kept in the Memory's own storage (no store was given): a new handle on it finds the record.
+    expect(await mastraMemoryStore(memory).searchArchive('beyond', 'MARK-1', 5)).toHaveLength(1);
   });
 });
