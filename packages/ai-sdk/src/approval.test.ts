@@ -62,7 +62,9 @@ describe('AI SDK tool approval under Baton', () => {
       // The model's last prompt holds the approved call's real result.
       const results = prompts
         .at(-1)!
-        .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+        .flatMap(
+          (m): Array<{ type: string; toolName?: string }> => (Array.isArray(m.content) ? m.content : []),
+        )
         .filter((part) => part.type === 'tool-result' && part.toolName === 'deploy');
       expect(JSON.stringify(results)).toContain('DEPLOYED to prod');
       // The context was compacted on the way (the reads overflow 8k), yet nothing made up reached anyone.
