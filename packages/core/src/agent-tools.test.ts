@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BatonToolError } from './agent-tools.ts';
 import { createBaton } from './baton.ts';
+import { memoryStore } from './stores/memory-store.ts';
 import type { SummarizerInput } from './summarizer.ts';
 import { createEntry, type Entry } from './transcript.ts';
 
@@ -29,6 +30,47 @@ const tool = (session: { tools: { name: string; execute(i: unknown): Promise<unk
   session.tools.find((t) => t.name === name)!;
 
 describe('agent tools', () => {
+  it('recall by query lands on the match, however deep in a large record, and ranks records by the terms they hold', async () => {
+    const store = memoryStore();
+    const big = `${words(40_000, 1).slice(0, 150_000)} NEEDLE-7731 the rollback id ${words(4_000, 2)}`.slice(
+      0,
+      170_000,
+    );
+    const record = (seq: number, text: string) => ({
+      ref: `r${seq}`,
+      seq,
+      entry: createEntry(seq, 'tool', [
+        { type: 'tool-result', callId: `c${seq}`, name: 'read', output: text },
+      ]),
+      stage: 'fold-tool-results',
+      archivedAt: 0,
+    });
+    await store.appendArchive('deep', [
+      record(1, big),
+      record(2, 'the deploy note mentions rollback only'),
+      record(3, 'deploy of build 42, then a rollback of build 42'),
+    ]);
+    const recall = tool(createBaton({ contextWindow: 8_000, store }).session('deep'), 'recall');
+    type Found = { content: string; matches: Array<{ ref: string; at: number[] }> };
+
+    const needle = (await recall.execute({ query: 'needle-7731' })) as Found;
+    expect(big.indexOf('NEEDLE-7731')).toBeGreaterThan(149_000);
+    expect(needle.content).toContain('NEEDLE-7731 the rollback id');
+    expect(needle.matches).toEqual([{ ref: 'r1', seq: 1, at: [big.indexOf('NEEDLE-7731')] }]);
+    expect(needle.content.length).toBeLessThan(3_000);
+
+    // No record holds the phrase: its words rank the record holding both first.
+    const words2 = (await recall.execute({ query: 'rollback deploy build' })) as Found & {
+      records: { ref: string }[];
+    };
+    expect(words2.records.map((r) => r.ref)).toEqual(['r3', 'r2', 'r1']);
+    // Paging through whole records stays available with an offset.
+    const paged = (await recall.execute({ query: 'needle-7731', offset: 0, limit: 100 })) as {
+      content: string;
+    };
+    expect(paged.content).toMatch(/^=== seq 1/);
+  });
+
   it('are notes, compact and recall, each with a description and a zod schema', () => {
     const session = createBaton({ contextWindow: 50_000 }).session('s');
     expect(session.tools.map((t) => t.name)).toEqual(['notes', 'compact', 'recall']);

@@ -165,6 +165,7 @@ export function createAgentTools(deps: AgentToolDeps): NeutralTool[] {
     name: 'recall',
     description:
       'Bring back content evicted from your context, verbatim: by ref (from a notice or placeholder), by seq range, or by a text query. ' +
+      'A query returns the text around each match, best record first, and where every match is (matches: ref and character offsets) so recall({ ref, offset }) reads further. ' +
       'Large results are paged: pass offset and limit (characters) and follow nextOffset.',
     inputSchema: recallInputSchema,
     execute: (input) => guard('recall', () => recall(deps.archive, input, deps.recallLimit)),
