@@ -67,7 +67,7 @@ export function evictionNotice(spans: readonly EvictedSpan[], tokensFreed: numbe
   return {
     type: 'eviction',
     text: [
-      `[baton] Context was compacted before this step (${stages}; ${fmt(tokensFreed)} tokens freed). Evicted, and archived verbatim:`,
+      `[baton] Context was compacted before this step (${stages}; ${tokensFreed > 0 ? `${fmt(tokensFreed)} tokens freed` : 'no net tokens freed'}). Evicted, and archived verbatim:`,
       ...lines,
       'Get anything back with recall({ "ref": … }), recall({ "from": …, "to": … }) or recall({ "query": "words" }); large results page with "offset" and "limit".',
     ].join('\n'),
