@@ -1,4 +1,7 @@
-import { type Entry, gptTokenizer, type Prepared, type Session, TokenCounter } from '@baton/core';
+import { type Entry, entryText, gptTokenizer, type Prepared, type Session, TokenCounter } from '@baton/core';
+
+/** How the degrade stage begins the preview of a message too large for the window. */
+const MESSAGE_PREVIEW = '[baton] This message was too large for the context window';
 
 /**
  * Independent checks of DESIGN.md's invariants on one prepared projection. Written apart from
@@ -80,9 +83,17 @@ export async function invariantViolations(ctx: InvariantContext): Promise<string
   ) {
     violations.push('2 system content changed or reordered');
   }
+  // ...unless it alone leaves no room to work: then a head/tail preview under its key (the full
+  // text archived, which invariant 6 checks), so one big message never locks the conversation.
+  const shownOrPreviewed = (original: Entry) =>
+    projection.some(
+      (e) =>
+        e.key === original.key &&
+        (sameContent(e, original) || (original.role === 'user' && entryText(e).startsWith(MESSAGE_PREVIEW))),
+    );
   const firstUser = history.find((e) => e.role === 'user');
-  if (firstUser && !projection.some((e) => e.key === firstUser.key && sameContent(e, firstUser))) {
-    violations.push('2 first user request not verbatim in projection');
+  if (firstUser && !shownOrPreviewed(firstUser)) {
+    violations.push('2 first user request not verbatim (nor previewed) in projection');
   }
 
   // 3. A non-system message, the latest user message and the newest step present.
@@ -90,15 +101,11 @@ export async function invariantViolations(ctx: InvariantContext): Promise<string
     violations.push('3 no non-system message');
   }
   const latestUser = history.findLast((e) => e.role === 'user');
-  if (latestUser && !projection.some((e) => e.key === latestUser.key && sameContent(e, latestUser))) {
+  if (latestUser && !shownOrPreviewed(latestUser)) {
     violations.push('3 latest user message missing');
   }
   const newest = history.at(-1);
-  if (
-    newest &&
-    newest.role !== 'tool' &&
-    !projection.some((e) => e.key === newest.key && sameContent(e, newest))
-  ) {
+  if (newest && newest.role !== 'tool' && !shownOrPreviewed(newest)) {
     violations.push('3 newest entry missing');
   }
 

@@ -96,19 +96,39 @@ export function unfitReason(
   const { counter } = engine;
   const tokensOf = (entries: readonly Entry[]) => entries.reduce((sum, e) => sum + counter.count(e), 0);
   const groups = buildGroups(projection, engine.pinPolicy);
-  const parts: string[] = [`system prompt and notes ${formatTokens(counter.text(system))} tokens`];
+  const systemEntries = groups.filter((g) => g.kind === 'system').flatMap((g) => g.entries);
+  const shares: Array<{ what: string; tokens: number }> = [
+    { what: 'system prompt and notes', tokens: counter.text(system) + tokensOf(systemEntries) },
+  ];
   const pinned = new Map<string, number>();
+  const named = new Set<(typeof groups)[number]>();
   for (const group of groups) {
     if (!group.pinned) continue;
-    const name = group.toolNames[0] ?? 'pinned entries';
+    named.add(group);
+    const name = `pinned tool ${group.toolNames[0] ?? 'entries'}`;
     pinned.set(name, (pinned.get(name) ?? 0) + tokensOf(group.entries));
   }
-  for (const [name, tokens] of pinned) parts.push(`pinned tool ${name} ${formatTokens(tokens)} tokens`);
-  const latest = groups.find((g) => g.latestRequest);
-  if (latest) parts.push(`the current request ${formatTokens(tokensOf(latest.entries))} tokens`);
-  const newest = groups.at(-1);
-  if (newest && newest !== latest && !newest.pinned) {
-    parts.push(`the newest step ${formatTokens(tokensOf(newest.entries))} tokens`);
+  for (const [what, tokens] of pinned) shares.push({ what, tokens });
+  const opening = groups.find((g) => g.firstRequest && !g.latestRequest && !g.pinned);
+  if (opening) {
+    named.add(opening);
+    shares.push({ what: 'the opening request', tokens: tokensOf(opening.entries) });
   }
+  const latest = groups.find((g) => g.latestRequest);
+  if (latest) {
+    named.add(latest);
+    shares.push({ what: 'the current request', tokens: tokensOf(latest.entries) });
+  }
+  const newest = groups.at(-1);
+  if (newest && !named.has(newest)) {
+    named.add(newest);
+    shares.push({ what: 'the newest step', tokens: tokensOf(newest.entries) });
+  }
+  const rest = tokensOf(groups.filter((g) => !named.has(g) && g.kind !== 'system').flatMap((g) => g.entries));
+  if (rest > 0) shares.push({ what: 'the rest of the conversation', tokens: rest });
+  // Largest first: the reason names what actually fills the window before anything else.
+  const parts = shares
+    .sort((a, b) => b.tokens - a.tokens)
+    .map(({ what, tokens }) => `${what} ${formatTokens(tokens)} tokens`);
   return `${parts.join(' + ')} exceed the ${formatTokens(budget)}-token budget even after every stage (protected content is never evicted)`;
 }

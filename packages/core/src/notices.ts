@@ -74,19 +74,39 @@ export function evictionNotice(spans: readonly EvictedSpan[], tokensFreed: numbe
   };
 }
 
+/** "4 tool results were", "1 message was", "1 message and 2 tool results were". */
+function counted(items: ReadonlyArray<{ entry: Entry }>): string {
+  const messages = items.filter((item) => item.entry.role === 'user').length;
+  const results = items.length - messages;
+  const phrase = [
+    messages > 0 ? `${messages} message${messages === 1 ? '' : 's'}` : '',
+    results > 0 ? `${results} tool result${results === 1 ? '' : 's'}` : '',
+  ]
+    .filter((part) => part.length > 0)
+    .join(' and ');
+  return `${phrase} ${items.length === 1 ? 'was' : 'were'}`;
+}
+
 export function degradeNotice(entries: readonly Entry[], shown: number): Notice {
-  const results = entries
+  const items = entries
     .flatMap((entry) =>
-      toolResults(entry).map((result) => ({ entry, result, chars: outputText(result.output).length })),
+      entry.role === 'user'
+        ? [{ what: `your user's message`, entry, ref: entry.key, chars: entryText(entry).length }]
+        : toolResults(entry).map((result) => ({
+            what: result.name,
+            entry,
+            ref: resultRef(entry, result.callId),
+            chars: outputText(result.output).length,
+          })),
     )
     .filter(({ chars }) => chars > shown);
   return {
     type: 'degrade',
     text: [
-      `[baton] ${results.length} tool result${results.length === 1 ? ' was' : 's were'} too large for the context window and ${results.length === 1 ? 'is' : 'are'} shown as head/tail previews:`,
-      ...results.map(
-        ({ entry, result, chars }) =>
-          `- ${result.name} (seq ${entry.seq}): ${fmt(shown)} of ${fmt(chars)} chars shown; read the rest with recall({ "ref": ${JSON.stringify(resultRef(entry, result.callId))}, "offset": 0, "limit": 8000 })`,
+      `[baton] ${counted(items)} too large for the context window and ${items.length === 1 ? 'is' : 'are'} shown as head/tail previews (the full text is archived):`,
+      ...items.map(
+        ({ what, entry, ref, chars }) =>
+          `- ${what} (seq ${entry.seq}): ${fmt(shown)} of ${fmt(chars)} chars shown; read the rest with recall({ "ref": ${JSON.stringify(ref)}, "offset": 0, "limit": 8000 }) or find a passage with recall({ "query": "words" })`,
       ),
     ].join('\n'),
   };

@@ -42,8 +42,12 @@ export function stageViolation(
     if (!isProtected(group) && !hasUnconsumedResults(group)) continue;
     for (const entry of group.entries) {
       if (present.has(entry)) continue;
-      // A degrading stage may swap a tool result for a preview under the same key (pinned aside).
-      if (keys && entry.role === 'tool' && !group.pinned && keys.has(entry.key)) continue;
+      // A degrading stage may swap a tool result, or the text of a protected request, for a
+      // preview under the same key (pinned and system content aside).
+      if (keys && !group.pinned && keys.has(entry.key)) {
+        if (entry.role === 'tool') continue;
+        if (entry.role === 'user' && (group.firstRequest || group.latestRequest)) continue;
+      }
       return `protected entry at seq ${entry.seq} (${group.kind}) was changed or removed`;
     }
   }

@@ -2,9 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createBaton } from './baton.ts';
 import type { BatonEvent } from './events.ts';
+import { renderNotices } from './notices.ts';
 import { memoryStore } from './stores/memory-store.ts';
 import type { SummarizerInput } from './summarizer.ts';
-import { createEntry, type Entry } from './transcript.ts';
+import { createEntry, type Entry, entryText } from './transcript.ts';
 
 const words = (n: number, seed: number) =>
   Array.from({ length: n }, (_, i) => `w${(i * 17 + seed) % 89}`).join(' ');
@@ -45,6 +46,29 @@ describe('Baton.session', () => {
 });
 
 describe('Session.prepare', () => {
+  it('never lets one big message lock a chat: a first message larger than the budget is previewed, the next ten turns fit, the document is recallable', async () => {
+    const session = createBaton({ contextWindow: 8_000 }).session('big-opening');
+    const document = `DOCUMENT START ${words(12_000, 5)} MIDDLE-MARK-4411 ${words(6_000, 6)} DOCUMENT END`;
+    const history: Entry[] = [createEntry(0, 'user', document)];
+    const budget = 8_000 - 1_600;
+    for (let turn = 0; turn <= 10; turn++) {
+      const prepared = await session.prepare({ entries: history });
+      expect(prepared.outcome, `turn ${turn}`).not.toBe('unfit');
+      expect(prepared.tokens.after).toBeLessThanOrEqual(budget);
+      const opening = prepared.entries.find((e) => e.seq === 0)!;
+      expect(entryText(opening)).toMatch(/^\[baton\] This message was too large for the context window/);
+      expect(entryText(opening)).toContain('DOCUMENT START');
+      if (turn === 0) expect(renderNotices(prepared.notices)).toMatch(/1 message was too large/);
+      history.push(createEntry(history.length, 'assistant', `answer ${turn}`));
+      history.push(createEntry(history.length, 'user', `question ${turn + 1}`));
+    }
+    // The full text is archived, byte for byte, and a passage deep inside is one recall away.
+    expect(entryText((await session.archive.get(history[0]!.key))!.entry)).toBe(document);
+    const recall = session.tools.find((t) => t.name === 'recall')!;
+    const found = (await recall.execute({ query: 'MIDDLE-MARK-4411' })) as { content: string };
+    expect(found.content).toContain('MIDDLE-MARK-4411');
+  });
+
   it('says once, with an event, that probes cannot run when nothing can answer them', async () => {
     const events: BatonEvent[] = [];
     const session = createBaton({
@@ -70,7 +94,7 @@ describe('Session.prepare', () => {
     expect(new Set(archived.map((r) => r.archivedAt))).toEqual(new Set([1_234_567]));
     const unfit = await createBaton({ contextWindow: 1_000, store, now: () => 42 })
       .session('clock-unfit')
-      .prepare({ entries: [createEntry(0, 'user', words(3_000, 2))] });
+      .prepare({ entries: [createEntry(0, 'system', words(3_000, 2)), createEntry(1, 'user', 'go')] });
     if (unfit.outcome !== 'unfit') throw new Error(`expected unfit, got ${unfit.outcome}`);
     expect((await baton.session('clock-unfit').readCheckpoint(unfit.checkpointRef))?.createdAt).toBe(42);
     expect(() => createBaton({ contextWindow: 6_000, now: 5 as never })).toThrow(/now: expected a function/);
@@ -94,8 +118,8 @@ describe('Session.prepare', () => {
   it('gives an unfit outcome its reason, checkpoint and the one message every adapter ends the step with', async () => {
     const session = createBaton({ contextWindow: 1_000 }).session('unfit-message');
     const prepared = await session.prepare({
-      entries: [createEntry(0, 'user', words(3_000, 1))],
-      system: 'x',
+      entries: [createEntry(0, 'user', 'go')],
+      system: words(3_000, 1),
     });
     if (prepared.outcome !== 'unfit') throw new Error(`expected unfit, got ${prepared.outcome}`);
     expect(prepared.checkpointRef).toMatch(/checkpoint-1$/);
@@ -225,11 +249,14 @@ describe('Session.prepare', () => {
     expect(inputs.length).toBeGreaterThan(0);
   });
 
-  it('reports unfit instead of throwing when protected content alone exceeds the budget', async () => {
+  it('reports unfit instead of throwing when protected content alone exceeds the budget, naming the largest part first', async () => {
     const baton = createBaton({ contextWindow: 2_000 });
-    const prepared = await baton.session('s').prepare({ entries: [createEntry(0, 'user', words(3_000, 1))] });
-    expect(prepared.outcome).toBe('unfit');
+    const prepared = await baton.session('s').prepare({
+      entries: [createEntry(0, 'system', words(3_000, 1)), createEntry(1, 'user', 'go')],
+    });
+    if (prepared.outcome !== 'unfit') throw new Error(`expected unfit, got ${prepared.outcome}`);
     expect(prepared.events.some((e) => e.type === 'budget-exceeded')).toBe(true);
+    expect(prepared.reason).toMatch(/^system prompt and notes [\d,]+ tokens \+ the current request/);
   });
 
   it('rejects an empty session id', () => {

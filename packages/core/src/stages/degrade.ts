@@ -8,11 +8,11 @@ export function previewChars(budget: number): number {
   return Math.max(768, Math.floor(budget * 0.04 * 3));
 }
 
-function preview(text: string, chars: number, ref: string): string {
+function preview(text: string, chars: number, ref: string, what = 'result'): string {
   const head = Math.floor(chars * 0.7);
   const tail = chars - head;
   return [
-    `[baton] This result was too large for the context window (${text.length} chars); showing the first ${head} and last ${tail}. ` +
+    `[baton] This ${what} was too large for the context window (${text.length} chars); showing the first ${head} and last ${tail}. ` +
       `Read the rest with recall({ "ref": ${JSON.stringify(ref)}, "offset": ${head}, "limit": 8000 }).`,
     text.slice(0, head),
     `[… ${text.length - chars} chars not shown …]`,
@@ -23,8 +23,11 @@ function preview(text: string, chars: number, ref: string): string {
 /**
  * Stage 5, the residual path: only when the request is still over the budget itself, it
  * replaces the largest tool results the model has not seen yet (or of the newest step) with
- * head/tail previews and a recall ref. The one stage allowed to touch unconsumed results;
- * the session says so in a `degrade` notice. Pinned results are never degraded.
+ * head/tail previews and a recall ref; if that is not enough, the largest texts of the
+ * protected requests (the opening one, the latest one), so one big message never locks a
+ * conversation. The one stage allowed to touch unconsumed results and protected requests;
+ * the session says so in a `degrade` notice, and the archive keeps the full text. Pinned
+ * content is never degraded.
  */
 export function degrade(): Stage {
   const stage = defineStage('degrade', async function degradeStage(ctx) {
@@ -49,6 +52,27 @@ export function degrade(): Stage {
         if (text.length <= chars * 1.5) return part;
         changed = true;
         return { ...part, output: preview(text, chars, resultRef(entry, part.callId)) };
+      });
+      if (!changed) continue;
+      const saving = ctx.count(entry) - ctx.count({ ...entry, parts });
+      if (saving <= 0) continue;
+      decisions.push({ kind: 'fold', stage: 'degrade', key: entry.key, parts });
+      freed.add(saving);
+    }
+    if (freed.remaining <= ctx.budget) return { decisions };
+    const requests = ctx.groups
+      .filter((group) => (group.firstRequest || group.latestRequest) && !group.pinned)
+      .flatMap((group) =>
+        group.entries.filter((entry) => entry.role === 'user' && entry.meta?.synthetic === undefined),
+      )
+      .sort((a, b) => ctx.count(b) - ctx.count(a));
+    for (const entry of requests) {
+      if (freed.remaining <= ctx.budget) break;
+      let changed = false;
+      const parts = entry.parts.map((part): Part => {
+        if (part.type !== 'text' || part.text.length <= chars * 1.5) return part;
+        changed = true;
+        return { ...part, text: preview(part.text, chars, entry.key, 'message') };
       });
       if (!changed) continue;
       const saving = ctx.count(entry) - ctx.count({ ...entry, parts });
