@@ -157,7 +157,9 @@ describe('@baton/ai-sdk middleware through generateText', () => {
         model: scriptedModel(() => ({ text: 'never' })).model,
         middleware: tiny.session('s').middleware,
       }),
-      prompt: filler(12_000, 3),
+      // A system prompt cannot shrink: a long user message would be previewed instead.
+      system: filler(12_000, 3),
+      prompt: 'go',
     });
     expect(await unfit.text).toMatch(/not sent to the model/);
     expect(await unfit.finishReason).toBe('other');
@@ -182,6 +184,24 @@ describe('@baton/ai-sdk middleware through generateText', () => {
     // The second call of alice's loop saw alice's notes.
     expect(JSON.stringify(prompts[1])).toContain('### log\\nstep 0');
     expect(await baton.session('bob').core.notes.read()).toEqual([]);
+  });
+
+  it('never re-sends a stored unfit reply to the model as conversation', async () => {
+    const session = createBaton({ contextWindow: 16_000 }).session('unfit-history');
+    const { model, prompts } = scriptedModel(() => ({ text: 'ok' }));
+    const unfitReply =
+      '[baton] This step was not sent to the model: the context cannot fit the window (…). Nothing was lost.';
+    await generateText({
+      model: wrapLanguageModel({ model, middleware: session.middleware }),
+      messages: [
+        { role: 'user', content: 'paste' },
+        { role: 'assistant', content: unfitReply },
+        { role: 'user', content: 'shorter question' },
+      ],
+    });
+    const sent = JSON.stringify(prompts[0]);
+    expect(sent).toContain('shorter question');
+    expect(sent).not.toContain('This step was not sent to the model');
   });
 
   it('refuses a call through the shared middleware that names no session, before the model is called', async () => {

@@ -1,5 +1,5 @@
 import { NOTES_HEADING } from './notes.ts';
-import { NOTICES_HEADING } from './notices.ts';
+import { NOTICES_HEADING, UNFIT_STEP_PREFIX } from './notices.ts';
 import {
   contentHash,
   createEntry,
@@ -117,6 +117,18 @@ function partsOf(message: PromptMessage): Part[] {
 }
 
 /** True for the system message Baton inserts (notes and notices): rebuilt every call, never history. */
+/** An assistant message that is the reply of an `unfit` step (see `unfitStepMessage`). */
+export function isUnfitReply(message: PromptMessage): boolean {
+  if (message.role !== 'assistant') return false;
+  const text =
+    typeof message.content === 'string'
+      ? message.content
+      : message.content.length === 1 && message.content[0]?.type === 'text'
+        ? String((message.content[0] as { text?: unknown }).text ?? '')
+        : '';
+  return text.startsWith(UNFIT_STEP_PREFIX);
+}
+
 export function isBatonBlock(message: PromptMessage): boolean {
   return (
     message.role === 'system' &&
@@ -148,7 +160,9 @@ export function promptToEntries(
   const occurrences = new Map<string, number>();
   let nextSeq = 0;
   for (const message of messages) {
-    if (isBatonBlock(message)) continue;
+    // Baton's own block, and the reply of an unfit step a host stored as an assistant message:
+    // the model is told of that through the unfit notice, never shown it as conversation.
+    if (isBatonBlock(message) || isUnfitReply(message)) continue;
     const known = cache?.entries.get(message);
     if (known) {
       entries.push(known);

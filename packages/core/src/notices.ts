@@ -130,13 +130,16 @@ export function renderNotices(notices: readonly Notice[]): string {
   return [NOTICES_HEADING, ...notices.map((n) => n.text)].join('\n\n');
 }
 
+/** How the message an `unfit` step ends with begins: hosts store it, and Baton never re-sends it. */
+export const UNFIT_STEP_PREFIX = '[baton] This step was not sent to the model';
+
 /**
  * What a host ends an `unfit` step with, in every adapter: the step was not sent, why, and
  * where the checkpoint is. (The agent reads the unfit notice on the next turn as well.)
  */
 export function unfitStepMessage(unfit: { reason: string; checkpointRef: string }): string {
   return (
-    `[baton] This step was not sent to the model: the context cannot fit the window (${unfit.reason}). ` +
+    `${UNFIT_STEP_PREFIX}: the context cannot fit the window (${unfit.reason}). ` +
     `Nothing was lost: a checkpoint is saved as ${JSON.stringify(unfit.checkpointRef)}, and the next turn starts with a notice explaining it.`
   );
 }

@@ -133,7 +133,9 @@ describe('callWithOverflowRecovery', () => {
   it('ends through unfit, never calling the model, when the projection is unfit or overflows twice', async () => {
     const tiny = createBaton({ contextWindow: 1_000 }).session('tiny');
     let calls = 0;
-    const prepared = await tiny.prepare({ entries: [createEntry(0, 'user', 'word '.repeat(2_000))] });
+    const prepared = await tiny.prepare({
+      entries: [createEntry(0, 'system', 'word '.repeat(2_000)), createEntry(1, 'user', 'go')],
+    });
     const info = await callWithOverflowRecovery<Prepared, UnfitInfo | number>(tiny, {
       attempt: prepared,
       prepared: (p) => p,
