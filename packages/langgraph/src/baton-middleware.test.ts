@@ -137,6 +137,35 @@ describe('batonMiddleware through createAgent', () => {
   });
 });
 
+describe('batonMiddleware after an unfit turn', () => {
+  it('never re-sends the stored unfit reply to the model on the next turn', async () => {
+    const overflow = Object.assign(new Error('prompt is too long: 40000 tokens > 16000 maximum'), {
+      name: 'ContextOverflowError',
+    });
+    const { model, seen } = scripted(3, (_m, step) => (step < 2 ? overflow : new AIMessage('fine now')));
+    const agent = createAgent({
+      model,
+      tools: [readFile],
+      middleware: [batonMiddleware({ contextWindow: 16_000 })],
+      checkpointer: new MemorySaver(),
+      store: new InMemoryStore(),
+    });
+    const config = { configurable: { thread_id: 'after-unfit' } };
+    const first = await agent.invoke({ messages: [new HumanMessage('first')] }, config);
+    expect(first.messages.at(-1)!.text).toMatch(/not sent to the model/);
+    const second = await agent.invoke({ messages: [new HumanMessage('second')] }, config);
+    expect(second.messages.at(-1)!.text).toBe('fine now');
+    // The thread keeps the reply (it is the user's history), the model never reads it back.
+    expect(JSON.stringify(second.messages)).toContain('not sent to the model');
+    expect(
+      seen
+        .at(-1)!
+        .map((m) => m.text)
+        .join('\n'),
+    ).not.toContain('not sent to the model');
+  });
+});
+
 describe('batonMiddleware without a LangGraph store', () => {
   it('falls back to memory and says so once with a store-fallback event', async () => {
     const events: string[] = [];

@@ -9,6 +9,11 @@ import { fromEntries, toEntries } from './message-conversion.ts';
 import { type LangGraphBatonOptions, type RunIdentity, sessionsFor } from './sessions.ts';
 import { type ToolLike, toolSchemasOf } from './tool-schemas.ts';
 
+function isUnfitReply(message: BaseMessage): boolean {
+  const meta = message.response_metadata as { baton?: { outcome?: unknown } } | undefined;
+  return message.type === 'ai' && meta?.baton?.outcome === 'unfit';
+}
+
 function unfitMessage(unfit: UnfitInfo): AIMessage {
   return new AIMessage({
     content: unfit.message,
@@ -68,8 +73,11 @@ export function batonMiddleware(options: BatonMiddlewareOptions) {
   const sessions = sessionsFor(options);
 
   function prepare(session: Session, request: RequestLike): Promise<Prepared> {
+    // View mode: an unfit reply the thread stored is never re-sent as conversation (the unfit
+    // notice tells the agent). Rewrite mode keeps it, since the projection is written back.
+    const messages = mode === 'view' ? request.messages.filter((m) => !isUnfitReply(m)) : request.messages;
     return session.prepare({
-      entries: toEntries(request.messages),
+      entries: toEntries(messages),
       system: request.systemPrompt,
       tools: toolSchemasOf(request.tools),
       // The agent's own chat model answers probes and writes continuation summaries.
