@@ -7,6 +7,28 @@ import { describe, expect, it } from 'vitest';
 import { batonProcessor, memoryStore } from './index.ts';
 import { mastraMemoryStore } from './memory-store.ts';
 
+/** One chat thread with memory: each message a turn of its own (`generate`). */
+async function converse(
+  setup: {
+    model: ReturnType<typeof scriptedModel>['model'];
+    memory: Memory;
+    baton: ReturnType<typeof batonProcessor>;
+    thread: string;
+  },
+  messages: readonly string[],
+): Promise<void> {
+  const { model, memory, baton, thread } = setup;
+  const agent = new Agent({
+    id: 'chat',
+    name: 'chat',
+    instructions: 'Answer briefly.',
+    model,
+    memory,
+    ...baton.lists,
+  });
+  for (const message of messages) await agent.generate(message, { memory: { thread, resource: 'user' } });
+}
+
 describe("Mastra's lastMessages window sliding under Baton", () => {
   it('keeps its decisions as the window drops old messages: each evicted message archived once, compactions occasional', async () => {
     const memory = new Memory({
@@ -19,19 +41,10 @@ describe("Mastra's lastMessages window sliding under Baton", () => {
     const { model, calls } = scriptedModel(({ call }) => ({
       text: `answer ${call}: ${filler(1_200, call)}`,
     }));
-    const agent = new Agent({
-      id: 'chat',
-      name: 'chat',
-      instructions: 'Answer briefly.',
-      model,
-      memory,
-      ...baton.lists,
-    });
-    for (let turn = 0; turn < 16; turn++) {
-      await agent.generate(`question ${turn}: ${filler(2_400, turn + 100)}`, {
-        memory: { thread: 'sliding', resource: 'user' },
-      });
-    }
+    await converse(
+      { model, memory, baton, thread: 'sliding' },
+      Array.from({ length: 16 }, (_, turn) => `question ${turn}: ${filler(2_400, turn + 100)}`),
+    );
     expect(calls).toHaveLength(16);
     const archived = await store.rangeArchive('sliding', 0, 1_000_000);
     const contents = archived.map((record) => JSON.stringify(record.entry.parts));
@@ -50,19 +63,10 @@ describe("Mastra's lastMessages window sliding under Baton", () => {
     });
     const baton = batonProcessor({ contextWindow: 128_000, memory });
     const { model, calls } = scriptedModel(({ call }) => ({ text: `noted ${call}` }));
-    const agent = new Agent({
-      id: 'chat',
-      name: 'chat',
-      instructions: 'Answer briefly.',
-      model,
-      memory,
-      ...baton.lists,
-    });
-    for (let turn = 0; turn < 8; turn++) {
-      await agent.generate(`fact MARK-${turn}: the code is ${1_000 + turn}`, {
-        memory: { thread: 'beyond', resource: 'user' },
-      });
-    }
+    await converse(
+      { model, memory, baton, thread: 'beyond' },
+      Array.from({ length: 8 }, (_, turn) => `fact MARK-${turn}: the code is ${1_000 + turn}`),
+    );
     // The window really slid: the last call no longer carries the first turns.
     expect(calls.at(-1)?.visible).not.toContain('MARK-1:');
     const session = baton.session('beyond');
