@@ -14,6 +14,8 @@ export interface SessionState {
   checkpoints: number;
   /** Self-compaction probe schedule (steps, last probe, last compaction, compactions). */
   probe?: ProbeSchedule;
+  /** The provider-reported / estimated token ratio learnt so far (survives a restart). */
+  calibration?: { ratio: number; observations: number };
 }
 
 export const STATE_NAMESPACE = 'baton/state';

@@ -46,6 +46,19 @@ describe('Baton.session', () => {
 });
 
 describe('Session.prepare', () => {
+  it('keeps its token calibration across a restart: the same history measures the same after it', async () => {
+    const store = memoryStore();
+    const history = chat(10);
+    const before = createBaton({ contextWindow: 32_000, store }).session('calibrated');
+    const uncalibrated = await before.prepare({ entries: history });
+    before.observeUsage({ inputTokens: Math.round(uncalibrated.tokens.before * 1.3) });
+    const calibrated = await before.prepare({ entries: history }); // also persists the state
+    expect(calibrated.tokens.before).toBeGreaterThan(uncalibrated.tokens.before * 1.2);
+    // A new process on the same store.
+    const after = createBaton({ contextWindow: 32_000, store }).session('calibrated');
+    expect((await after.prepare({ entries: history })).tokens.before).toBe(calibrated.tokens.before);
+  });
+
   it('never lets one big message lock a chat: a first message larger than the budget is previewed, the next ten turns fit, the document is recallable', async () => {
     const session = createBaton({ contextWindow: 8_000 }).session('big-opening');
     const document = `DOCUMENT START ${words(12_000, 5)} MIDDLE-MARK-4411 ${words(6_000, 6)} DOCUMENT END`;

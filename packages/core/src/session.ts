@@ -83,7 +83,14 @@ export class Session {
 
   /** Feeds the provider's reported input tokens of the last call into the calibration. */
   observeUsage(usage: { inputTokens: number }): void {
-    this.engine.counter.calibrate(this.lastRawTotal, usage.inputTokens);
+    const { counter } = this.engine;
+    counter.calibrate(this.lastRawTotal, usage.inputTokens);
+    const calibration = counter.calibration;
+    if (calibration) {
+      // Persisted with the next call's state write.
+      this.record.state.calibration = calibration;
+      this.record.touch();
+    }
     if (this.record.state.overflowStreak !== 0) {
       this.record.state.overflowStreak = 0;
       this.record.touch();
@@ -171,6 +178,7 @@ export class Session {
       }
     };
     await record.load(emit);
+    counter.resume(record.state.calibration);
 
     // Host entries -> a transcript the provider accepts (orphans archived, missing results answered).
     const repaired = repairTranscript(input.entries);

@@ -117,4 +117,19 @@ export class TokenCounter {
     this.ratio = this.observations === 0 ? observed : this.ratio * 0.5 + observed * 0.5;
     this.observations++;
   }
+
+  /** The calibration learnt so far, to persist (undefined before the first observation). */
+  get calibration(): { ratio: number; observations: number } | undefined {
+    return this.observations > 0 ? { ratio: this.ratio, observations: this.observations } : undefined;
+  }
+
+  /**
+   * Starts from a persisted calibration when this process has learnt none yet, so counts (and
+   * the decisions made on them) do not drift across a restart.
+   */
+  resume(saved: { ratio: number; observations: number } | undefined): void {
+    if (this.observations > 0 || !saved || !(saved.ratio > 0) || !Number.isFinite(saved.ratio)) return;
+    this.ratio = Math.min(4, Math.max(0.25, saved.ratio));
+    this.observations = Math.max(1, Math.floor(saved.observations));
+  }
 }
