@@ -134,13 +134,15 @@ export function renderNotices(notices: readonly Notice[]): string {
 export const UNFIT_STEP_PREFIX = '[baton] This step was not sent to the model';
 
 /**
- * What a host ends an `unfit` step with, in every adapter: the step was not sent, why, and
- * where the checkpoint is. (The agent reads the unfit notice on the next turn as well.)
+ * What a host ends an `unfit` step with, in every adapter, in words an end user can act on:
+ * the step was not sent, why, that nothing was lost, and what to do next. (The agent reads
+ * the unfit notice on the next turn; the checkpoint ref is for whoever investigates.)
  */
 export function unfitStepMessage(unfit: { reason: string; checkpointRef: string }): string {
   return (
-    `${UNFIT_STEP_PREFIX}: the context cannot fit the window (${unfit.reason}). ` +
-    `Nothing was lost: a checkpoint is saved as ${JSON.stringify(unfit.checkpointRef)}, and the next turn starts with a notice explaining it.`
+    `${UNFIT_STEP_PREFIX}: the conversation no longer fits the model's context window (${unfit.reason}). ` +
+    'Nothing was lost: the full history is kept. Send a shorter message or fewer attachments, or start a new conversation; ' +
+    `the agent continues from its notes (checkpoint ${JSON.stringify(unfit.checkpointRef)}).`
   );
 }
 

@@ -137,8 +137,9 @@ describe('Session.prepare', () => {
     if (prepared.outcome !== 'unfit') throw new Error(`expected unfit, got ${prepared.outcome}`);
     expect(prepared.checkpointRef).toMatch(/checkpoint-1$/);
     expect(prepared.message).toBe(
-      `[baton] This step was not sent to the model: the context cannot fit the window (${prepared.reason}). ` +
-        `Nothing was lost: a checkpoint is saved as ${JSON.stringify(prepared.checkpointRef)}, and the next turn starts with a notice explaining it.`,
+      `[baton] This step was not sent to the model: the conversation no longer fits the model's context window (${prepared.reason}). ` +
+        'Nothing was lost: the full history is kept. Send a shorter message or fewer attachments, or start a new conversation; ' +
+        `the agent continues from its notes (checkpoint ${JSON.stringify(prepared.checkpointRef)}).`,
     );
   });
 
