@@ -1,7 +1,7 @@
 import { NOTES_HEADING } from './notes.ts';
 import { NOTICES_HEADING, UNFIT_STEP_PREFIX } from './notices.ts';
 import {
-  contentHash,
+  contentHashOf,
   createEntry,
   type Entry,
   type OpaquePart,
@@ -169,15 +169,14 @@ export function promptToEntries(
       nextSeq = Math.max(nextSeq, (known.meta?.span?.[1] ?? known.seq) + 1);
       continue;
     }
-    const parts = partsOf(message);
-    let key: string | undefined;
+    const entry = createEntry(nextSeq++, message.role, partsOf(message));
     if (keys === 'content') {
-      const hash = contentHash(message.role, parts);
+      // The hash createEntry just computed (kept for the entry), not a second pass over the content.
+      const hash = contentHashOf(entry);
       const seen = occurrences.get(hash) ?? 0;
       occurrences.set(hash, seen + 1);
-      key = seen === 0 ? `c-${hash}` : `c-${hash}-${seen}`;
+      entry.key = seen === 0 ? `c-${hash}` : `c-${hash}-${seen}`;
     }
-    const entry = createEntry(nextSeq++, message.role, parts, key);
     if (message.providerOptions !== undefined) entry.meta = { providerOptions: message.providerOptions };
     hostOf.set(entry, message);
     cache?.entries.set(message, entry);

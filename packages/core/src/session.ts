@@ -145,13 +145,7 @@ export class Session {
    * becomes a `store-failed` event.
    */
   async archiveDropped(entries: readonly Entry[]): Promise<void> {
-    const emit = (event: BatonEvent) => {
-      try {
-        this.engine.options.onEvent?.(event);
-      } catch {
-        // A listener's failure is the listener's.
-      }
-    };
+    const emit = (event: BatonEvent) => this.notify(event);
     await this.record.archiveOutside(
       entries.filter((entry) => entry.meta?.synthetic === undefined && entry.role !== 'system'),
       'host-window',
@@ -164,6 +158,15 @@ export class Session {
     return readCheckpoint(this.engine.options.store, ref);
   }
 
+  /** Hands an event to the host's listener; a listener's failure is the listener's, the call goes on. */
+  private notify(event: BatonEvent): void {
+    try {
+      this.engine.options.onEvent?.(event);
+    } catch {
+      // Swallowed on purpose: events are reports, never control flow.
+    }
+  }
+
   /** The data flow of DESIGN.md, once per model call. */
   async prepare(input: PrepareInput): Promise<Prepared> {
     const { engine, record } = this;
@@ -171,11 +174,7 @@ export class Session {
     const events: BatonEvent[] = [];
     const emit = (event: BatonEvent) => {
       events.push(event);
-      try {
-        options.onEvent?.(event);
-      } catch {
-        // A listener's failure is the listener's; the model call goes on.
-      }
+      this.notify(event);
     };
     await record.load(emit);
     counter.resume(record.state.calibration);

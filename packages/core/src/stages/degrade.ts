@@ -40,39 +40,33 @@ export function degrade(): Stage {
         if (entry.role === 'tool' && entry.meta?.synthetic === undefined) candidates.push(entry);
       }
     }
-    candidates.sort((a, b) => ctx.count(b) - ctx.count(a));
-    const freed = new FreedTokens({ ...ctx, target: ctx.budget });
-    const decisions: FoldDecision[] = [];
-    for (const entry of candidates) {
-      if (freed.remaining <= ctx.budget) break;
-      let changed = false;
-      const parts = entry.parts.map((part): Part => {
-        if (part.type !== 'tool-result') return part;
-        const text = outputText(part.output);
-        if (text.length <= chars * 1.5) return part;
-        changed = true;
-        return { ...part, output: preview(text, chars, resultRef(entry, part.callId)) };
-      });
-      if (!changed) continue;
-      const saving = ctx.count(entry) - ctx.count({ ...entry, parts });
-      if (saving <= 0) continue;
-      decisions.push({ kind: 'fold', stage: 'degrade', key: entry.key, parts });
-      freed.add(saving);
-    }
-    if (freed.remaining <= ctx.budget) return { decisions };
     const requests = ctx.groups
       .filter((group) => (group.firstRequest || group.latestRequest) && !group.pinned)
       .flatMap((group) =>
         group.entries.filter((entry) => entry.role === 'user' && entry.meta?.synthetic === undefined),
-      )
-      .sort((a, b) => ctx.count(b) - ctx.count(a));
-    for (const entry of requests) {
+      );
+    const largestFirst = (entries: Entry[]) => entries.sort((a, b) => ctx.count(b) - ctx.count(a));
+    const previewed = (entry: Entry, part: Part): Part | undefined => {
+      if (part.type === 'tool-result') {
+        const text = outputText(part.output);
+        if (text.length <= chars * 1.5) return undefined;
+        return { ...part, output: preview(text, chars, resultRef(entry, part.callId)) };
+      }
+      if (part.type === 'text' && entry.role === 'user' && part.text.length > chars * 1.5)
+        return { ...part, text: preview(part.text, chars, entry.key, 'message') };
+      return undefined;
+    };
+    const freed = new FreedTokens({ ...ctx, target: ctx.budget });
+    const decisions: FoldDecision[] = [];
+    // Tool results first; the requests' text only if they are not enough.
+    for (const entry of [...largestFirst(candidates), ...largestFirst(requests)]) {
       if (freed.remaining <= ctx.budget) break;
       let changed = false;
       const parts = entry.parts.map((part): Part => {
-        if (part.type !== 'text' || part.text.length <= chars * 1.5) return part;
+        const replaced = previewed(entry, part);
+        if (!replaced) return part;
         changed = true;
-        return { ...part, text: preview(part.text, chars, entry.key, 'message') };
+        return replaced;
       });
       if (!changed) continue;
       const saving = ctx.count(entry) - ctx.count({ ...entry, parts });
