@@ -229,9 +229,11 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
     reserveOutput,
     inputBudget: window - reserveOutput,
     notesCap: o.notesCap ?? Math.max(64, Math.floor((window - reserveOutput) * 0.1)),
-    // A summary should never be a large share of what it frees: 5% of the budget, at most 2,000.
+    // The summary stands for everything evicted and stays in the cached prefix; a compaction
+    // frees at least compactAt - targetAt (30%) of the budget, so 12% of it (at most 4,000)
+    // still leaves a compaction well worth its cache write.
     maxSummaryTokens:
-      o.maxSummaryTokens ?? Math.max(64, Math.min(2_000, Math.floor((window - reserveOutput) * 0.05))),
+      o.maxSummaryTokens ?? Math.max(64, Math.min(4_000, Math.floor((window - reserveOutput) * 0.15))),
     tokenizer,
     store,
     notes: o.notes ?? storeNotes(store),

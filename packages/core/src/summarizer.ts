@@ -9,6 +9,11 @@ export interface SummarizerInput {
   priorSummary?: string;
   /** Upper bound for the answer; longer answers are cut. */
   maxTokens: number;
+  /**
+   * Tokens of a text as the budget counts them (calibrated): lets a summarizer fit
+   * `maxTokens` exactly. Given by Baton; absent when you call a summarizer yourself.
+   */
+  countTokens?: (text: string) => number;
   /** Aborted when the call passes `summaryTimeoutMs`: pass it on to the model call. */
   signal?: AbortSignal;
 }

@@ -14,11 +14,13 @@ const span = (n: number, size: number): Entry[] =>
   Array.from({ length: n }, (_, i) => createEntry(i, i % 2 ? 'assistant' : 'user', words(size, i)));
 
 describe('boundedSummarize', () => {
-  it('never hands the summarizer more than maxInputTokens, and reduces partial summaries', async () => {
+  it('never hands the summarizer more than maxInputTokens with the running summary; each chunk extends the last', async () => {
     const inputs: SummarizerInput[] = [];
+    const outputs: string[] = [];
     const summarizer = async (input: SummarizerInput) => {
       inputs.push(input);
-      return words(150, inputs.length);
+      outputs.push(words(100, inputs.length));
+      return outputs.at(-1)!;
     };
     const deps = {
       summarizer,
@@ -33,12 +35,18 @@ describe('boundedSummarize', () => {
       deps,
       [...span(20, 300), createEntry(99, 'user', words(5_000, 1))],
       'keep the paths',
+      'PRIOR',
     );
-    for (const input of inputs) {
-      expect(input.entries.reduce((sum, e) => sum + counter.count(e), 0)).toBeLessThanOrEqual(1_000);
-      expect(input.instruction).toBe('keep the paths');
-    }
     expect(inputs.length).toBeGreaterThan(8);
+    inputs.forEach((input, index) => {
+      const entryTokens = input.entries.reduce((sum, e) => sum + counter.count(e), 0);
+      expect(entryTokens + counter.text(input.priorSummary ?? '')).toBeLessThanOrEqual(1_000);
+      expect(input.instruction).toBe('keep the paths');
+      // One document: the first chunk extends the span's prior summary, every later chunk the one before.
+      expect(input.priorSummary).toBe(index === 0 ? 'PRIOR' : outputs[index - 1]);
+      expect(input.countTokens?.('one two three')).toBe(counter.text('one two three'));
+    });
+    expect(summary).toBe(outputs.at(-1));
     expect(deps.countText(summary)).toBeLessThanOrEqual(300);
   });
 
@@ -156,9 +164,10 @@ describe('extractiveSummarizer', () => {
       entries,
       maxTokens: 200,
       instruction: 'remember the vault path',
+      countTokens: (t) => counter.text(t),
     });
-    expect(text.length).toBeLessThanOrEqual(200 * 3.5);
+    expect(counter.text(text)).toBeLessThanOrEqual(200);
     expect(text).toContain('vault path secret/ci');
-    expect(text).toMatch(/less important lines omitted/);
+    expect(text.split('\n').filter((line) => line.startsWith('- ')).length).toBeLessThan(60);
   });
 });

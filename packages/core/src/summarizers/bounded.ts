@@ -17,7 +17,6 @@ export interface BoundedSummaryDeps {
 }
 
 const MEMO_LIMIT = 500;
-const MAX_REDUCE_ROUNDS = 3;
 
 /** Cuts a text until it fits `maxTokens`, marking the cut. */
 export function clipToTokens(text: string, maxTokens: number, countText: (text: string) => number): string {
@@ -53,19 +52,19 @@ function clipEntry(entry: Entry, maxTokens: number, tokens: number): Entry {
   return { ...entry, parts };
 }
 
-/** Splits a span into chunks of at most `maxInputTokens`, clipping single entries larger than that. */
-function chunk(entries: readonly Entry[], deps: BoundedSummaryDeps): Entry[][] {
+/** Splits a span into chunks of at most `maxTokens`, clipping single entries larger than that. */
+function chunk(entries: readonly Entry[], deps: BoundedSummaryDeps, maxTokens: number): Entry[][] {
   const chunks: Entry[][] = [];
   let current: Entry[] = [];
   let size = 0;
   for (const original of entries) {
     let entry = original;
     let tokens = deps.countEntry(entry);
-    if (tokens > deps.maxInputTokens) {
-      entry = clipEntry(entry, deps.maxInputTokens * 0.9, tokens);
+    if (tokens > maxTokens) {
+      entry = clipEntry(entry, maxTokens * 0.9, tokens);
       tokens = deps.countEntry(entry);
     }
-    if (size + tokens > deps.maxInputTokens && current.length > 0) {
+    if (size + tokens > maxTokens && current.length > 0) {
       chunks.push(current);
       current = [];
       size = 0;
@@ -88,6 +87,7 @@ async function callOnce(
       deps.summarizer({
         entries,
         maxTokens: deps.maxTokens,
+        countTokens: deps.countText,
         signal,
         ...(instruction !== undefined ? { instruction } : {}),
         ...(priorSummary !== undefined ? { priorSummary } : {}),
@@ -100,10 +100,12 @@ async function callOnce(
 }
 
 /**
- * Summarizes a span of any size with a summarizer whose input is bounded: chunked map, then
- * reduce rounds over the partial summaries, then a hard cut to `maxTokens`. Memoized by the
- * content of the span plus the instruction, so the same span is never summarized twice.
- * Throws when the summarizer fails; the summarize stage turns that into a fall-through.
+ * Summarizes a span of any size with a summarizer whose input is bounded: the span is cut into
+ * chunks that fit `maxInputTokens` together with the running summary, and each chunk extends
+ * the summary of the ones before it (one document, never a summary of summaries), then a hard
+ * cut to `maxTokens`. Memoized by the content of the span plus the instruction, so the same
+ * span is never summarized twice. Throws when the summarizer fails; the summarize stage turns
+ * that into a fall-through.
  */
 export async function boundedSummarize(
   deps: BoundedSummaryDeps,
@@ -117,30 +119,18 @@ export async function boundedSummarize(
   const known = deps.memo.get(memoKey);
   if (known !== undefined) return known;
 
-  const partials: string[] = [];
-  for (const [index, piece] of chunk(entries, deps).entries()) {
-    partials.push(await callOnce(deps, piece, instruction, index === 0 ? priorSummary : undefined));
+  // Room for the running summary beside each chunk; half the input at least.
+  const chunkTokens = Math.max(Math.floor(deps.maxInputTokens / 2), deps.maxInputTokens - deps.maxTokens);
+  let summary = priorSummary;
+  for (const piece of chunk(entries, deps, chunkTokens)) {
+    summary = clipToTokens(await callOnce(deps, piece, instruction, summary), deps.maxTokens, deps.countText);
   }
-  let summary = partials.join('\n');
-  for (
-    let round = 0;
-    round < MAX_REDUCE_ROUNDS && partials.length > 1 && deps.countText(summary) > deps.maxTokens;
-    round++
-  ) {
-    const asEntries = partials.map(
-      (text, i): Entry => ({ key: `partial-${i}`, seq: i, role: 'user', parts: [{ type: 'text', text }] }),
-    );
-    const reduced: string[] = [];
-    for (const piece of chunk(asEntries, deps)) reduced.push(await callOnce(deps, piece, instruction));
-    partials.splice(0, partials.length, ...reduced);
-    summary = partials.join('\n');
-  }
-  summary = clipToTokens(summary, deps.maxTokens, deps.countText);
+  const result = summary ?? '';
 
   if (deps.memo.size >= MEMO_LIMIT) {
     const oldest = deps.memo.keys().next().value;
     if (oldest !== undefined) deps.memo.delete(oldest);
   }
-  deps.memo.set(memoKey, summary);
-  return summary;
+  deps.memo.set(memoKey, result);
+  return result;
 }

@@ -1,16 +1,19 @@
 import type { Summarizer } from '../summarizer.ts';
 import { type Entry, firstLine, inputText, outputText, squash, toolCalls } from '../transcript.ts';
+import {
+  lineWeight,
+  parseSummary,
+  renderSummary,
+  type SummaryLine,
+  type SummarySection,
+} from './summary-document.ts';
 
-const CHARS_PER_TOKEN = 3.5;
+// Without the caller's counter, a conservative estimate: dense text (ids, numbers) runs near 3.
+const CHARS_PER_TOKEN = 3;
 
-interface Line {
-  text: string;
-  /** Higher survives trimming longer. */
-  weight: number;
-}
-
-function linesOf(entries: readonly Entry[], keywords: readonly string[]): Line[] {
-  const lines: Line[] = [];
+/** One line per user request, tool call (with a one-line result) and assistant reply. */
+function sectionOf(entries: readonly Entry[]): SummarySection {
+  const lines: SummaryLine[] = [];
   const resultsByCall = new Map<string, { output: string; isError: boolean }>();
   for (const entry of entries) {
     for (const part of entry.parts) {
@@ -18,73 +21,64 @@ function linesOf(entries: readonly Entry[], keywords: readonly string[]): Line[]
         resultsByCall.set(part.callId, { output: outputText(part.output), isError: part.isError === true });
     }
   }
-  const assistantLines: number[] = [];
+  const assistantLines: SummaryLine[] = [];
+  const add = (text: string) => {
+    const line = { text, weight: lineWeight(text) };
+    lines.push(line);
+    return line;
+  };
   for (const entry of entries) {
     const text = entry.parts
       .filter((p) => p.type === 'text')
       .map((p) => p.text)
       .join('\n');
-    if (entry.role === 'user' && text.trim()) lines.push({ text: `- User: ${squash(text, 400)}`, weight: 3 });
+    if (entry.role === 'user' && text.trim()) add(`- User: ${squash(text, 400)}`);
     if (entry.role === 'assistant') {
-      if (text.trim()) {
-        assistantLines.push(lines.length);
-        lines.push({ text: `- Assistant: ${squash(text, 300)}`, weight: 1 });
-      }
+      if (text.trim()) assistantLines.push(add(`- Assistant: ${squash(text, 300)}`));
       for (const call of toolCalls(entry)) {
         const result = resultsByCall.get(call.id);
         const outcome = result
           ? `${result.isError ? 'error' : 'ok'}, ${result.output.length} chars: ${squash(firstLine(result.output, 120), 120)}`
           : 'no result';
-        lines.push({
-          text: `- Called ${call.name}(${squash(inputText(call.input), 120)}) -> ${outcome}`,
-          weight: 2,
-        });
+        add(`- Called ${call.name}(${squash(inputText(call.input), 120)}) -> ${outcome}`);
       }
     }
   }
   // The latest conclusions matter most for continuing the work.
-  for (const index of assistantLines.slice(-3)) lines[index]!.weight = 4;
-  if (keywords.length > 0) {
-    for (const line of lines) {
-      const lower = line.text.toLowerCase();
-      if (keywords.some((k) => lower.includes(k))) line.weight += 3;
-    }
-  }
-  return lines;
+  for (const line of assistantLines.slice(-3)) line.weight += 3;
+  const seqs = entries.map((e) => e.seq);
+  return { range: { from: Math.min(...seqs), to: Math.max(...seqs) }, lines };
 }
 
 /**
- * The default summarizer: deterministic and extractive, no model needed. Keeps every user
- * request, each tool call with a one-line result, and the assistant's latest conclusions;
- * when over `maxTokens` it drops the lowest-weight lines (words of the instruction raise a
- * line's weight) and says how many it dropped.
+ * The default summarizer: deterministic and extractive, no model needed. The summary is one
+ * document of sections, one per compacted span, oldest first. The new span's section keeps
+ * every user request, each tool call with a one-line result and the assistant's latest
+ * conclusions; older sections are compressed further each time (decisions, ids and dates
+ * last) and merged with a neighbour rather than dropped, so every stretch of the conversation
+ * stays represented within `maxTokens`. Words of the instruction raise a line's weight.
  *
  * @example
  * createBaton({ model: 'gpt-4o', summarizer: extractiveSummarizer() });
  */
 export function extractiveSummarizer(): Summarizer {
-  return async function extractiveSummary({ entries, instruction, priorSummary, maxTokens }) {
+  return async function extractiveSummary({ entries, instruction, priorSummary, maxTokens, countTokens }) {
     const keywords = (instruction ?? '')
       .toLowerCase()
       .split(/[^\p{L}\p{N}_.-]+/u)
       .filter((w) => w.length >= 4);
-    const maxChars = Math.max(80, Math.floor(maxTokens * CHARS_PER_TOKEN));
-    const header: string[] = [];
-    if (priorSummary) header.push(`Earlier: ${squash(priorSummary, Math.floor(maxChars / 3))}`);
-    const lines = linesOf(entries, keywords);
-    let budget = maxChars - header.join('\n').length - 40;
-    const keep = new Set<number>();
-    const order = lines
-      .map((line, index) => ({ line, index }))
-      .sort((a, b) => b.line.weight - a.line.weight || b.index - a.index);
-    for (const { line, index } of order) {
-      if (line.text.length + 1 > budget) continue;
-      budget -= line.text.length + 1;
-      keep.add(index);
+    const sections = parseSummary(priorSummary);
+    if (entries.length > 0) sections.push(sectionOf(entries));
+    if (keywords.length > 0) {
+      for (const line of sections.flatMap((s) => s.lines)) {
+        const lower = line.text.toLowerCase();
+        if (keywords.some((k) => lower.includes(k))) line.weight += 3;
+      }
     }
-    const body = lines.filter((_, index) => keep.has(index)).map((l) => l.text);
-    const omitted = lines.length - keep.size;
-    if (omitted > 0) body.push(`- (${omitted} less important line${omitted === 1 ? '' : 's'} omitted)`);
-    return [...header, ...body].join('\n');
+    return renderSummary(
+      sections,
+      maxTokens,
+      countTokens ?? ((text) => Math.ceil(text.length / CHARS_PER_TOKEN)),
+    );
   };
 }
