@@ -93,6 +93,9 @@ const result = await agent.generate('Find the cause of last night’s payment fa
   maxSteps: 100,
 });
 const stored = await memory.recall({ threadId: 'incident-7', perPage: false });
+// A conversation that no longer fits ends with a plain-words reply instead of an error.
+const unfit = baton.unfitOf(result);
+if (unfit) console.log(`Context full (${unfit.reason}); checkpoint ${unfit.checkpointRef}`);
 console.log(`\nAnswer: ${result.text}`);
 console.log(`Working memory: ${JSON.stringify(await memory.getWorkingMemory({ threadId: 'incident-7' }))}`);
 console.log(`Mastra stored ${stored.messages.length} messages, complete (view mode). Files in ${dir}`);

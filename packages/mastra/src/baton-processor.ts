@@ -50,10 +50,18 @@ export interface BatonProcessorOptions extends BatonOptions {
    * every step shows its current text. Mastra passes no agent to processors, so it is given here.
    */
   memory?: MastraMemory;
+  /**
+   * How a run whose conversation no longer fits ends. Default `'reply'`: the step answers with
+   * a plain-words explanation (stored like any reply, never re-sent to the model) and the run
+   * finishes normally; `processor.unfitOf(result)` tells it apart. `'tripwire'`: the run also
+   * ends with a Mastra tripwire carrying the same metadata; Mastra logs any tripwire raised
+   * after the model step as a failed workflow step, with a stack trace.
+   */
+  unfitAs?: 'reply' | 'tripwire';
 }
 
-/** Metadata of the tripwire an `unfit` step ends with. */
-export interface BatonTripwireMetadata {
+/** What an `unfit` run reports: `processor.unfitOf(result)`, or the tripwire's metadata. */
+export interface BatonUnfitOutcome {
   outcome: 'unfit';
   reason: string;
   checkpointRef: string;
@@ -61,12 +69,15 @@ export interface BatonTripwireMetadata {
   sessionId: string;
 }
 
+/** Metadata of the tripwire an `unfit` run ends with under `unfitAs: 'tripwire'`. */
+export type BatonTripwireMetadata = BatonUnfitOutcome;
+
 /** What one run (`generate` / `stream`) keeps in the processor's per-request state. */
 interface RunState {
   session?: Session;
   scope?: ThreadScope;
   tools?: ToolSchema[];
-  /** This step ends as `unfit`: the model is not called; processOutputStep trips the wire. */
+  /** This step ends as `unfit`: the model is not called; processOutputStep records the outcome. */
   unfit?: UnfitInfo | undefined;
 }
 
@@ -76,8 +87,9 @@ interface MemoryContext {
 }
 
 /**
- * The session of a run without a memory thread: its own, named by Mastra's run id (or a
- * fresh one), so two such runs never share notes, notices or an archive.
+ * The session of a run without a memory thread: its own, named by Mastra's run id when the
+ * hook is given one (the agent loop passes none today) or a fresh id, so two such runs never
+ * share notes, notices or an archive.
  */
 function runSessionId(args: { runId?: unknown }): string {
   return `run:${typeof args.runId === 'string' && args.runId.length > 0 ? args.runId : randomUUID()}`;
@@ -108,9 +120,10 @@ function scopeOf(
  * - `processOutputStep`: the provider's input tokens calibrate the count.
  * - `processAPIError`: a context overflow is retried once after a harder compaction; a second
  *   one ends the step as `unfit`.
- * - `unfit`: the model is not called; the step answers with an explanation (stored like any
- *   reply, so nothing of the turn is lost) and the run ends with a tripwire whose metadata
- *   holds the checkpoint. Never an unhandled error.
+ * - `unfit`: the model is not called; the step answers with a plain-words explanation (stored
+ *   like any reply, so nothing of the turn is lost, and never re-sent to the model) and the
+ *   run ends; `unfitOf(result)` returns the reason and checkpoint (or, with
+ *   `unfitAs: 'tripwire'`, the run's tripwire carries them). Never an unhandled error.
  *
  * Throws `BatonConfigError` on a `@mastra/core` older than 1.33 (no `processLLMRequest`).
  *
@@ -145,10 +158,18 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
   /** Each session's last prompt, as entries: what leaves Mastra's window is archived. */
   private readonly windows: LruCache<string, Entry[]>;
   private readonly workingMemory: boolean;
+  /** The unfit outcome of recent runs, by response message id (bounded like the core's sessions). */
+  private readonly unfitRuns: LruCache<string, BatonUnfitOutcome>;
 
   constructor(options: BatonProcessorOptions) {
     assertMastraHost();
-    const { memory, ...core } = options;
+    const { memory, unfitAs, ...core } = options;
+    if (unfitAs !== undefined && unfitAs !== 'reply' && unfitAs !== 'tripwire') {
+      throw new BatonConfigError(
+        `[baton] [options] unfitAs: expected 'reply' or 'tripwire', received ${JSON.stringify(unfitAs)}`,
+        ['unfitAs'],
+      );
+    }
     if (memory !== undefined && typeof (memory as Partial<MastraMemory>)?.getWorkingMemory !== 'function') {
       throw new BatonConfigError(
         '[baton] [options] memory: expected the Mastra Memory the agent uses (new Memory(...) from @mastra/memory)',
@@ -167,6 +188,27 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     });
     this.scopes = new LruCache(this.core.options.maxSessions);
     this.windows = new LruCache(this.core.options.maxSessions);
+    this.unfitRuns = new LruCache(this.core.options.maxSessions);
+  }
+
+  /**
+   * Whether a run ended `unfit` (its conversation no longer fits even after every stage), and
+   * where its checkpoint is; `undefined` for a run that did not. Pass the result of
+   * `agent.generate()`, or `{ response: await stream.response }` for a stream.
+   *
+   * @example
+   * const result = await agent.generate(message, { memory });
+   * const unfit = baton.unfitOf(result);
+   * if (unfit) showBanner(result.text); // the plain-words explanation
+   */
+  unfitOf(result: {
+    response?: { dbMessages?: readonly { id: string }[] | undefined } | undefined;
+  }): BatonUnfitOutcome | undefined {
+    for (const message of result.response?.dbMessages ?? []) {
+      const outcome = this.unfitRuns.get(message.id);
+      if (outcome) return outcome;
+    }
+    return undefined;
   }
 
   /** The processor in every list it serves, to spread into `new Agent({ ... })`. */
@@ -277,9 +319,17 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     const run = this.runOf(args);
     if (run.unfit) {
       const { reason, checkpointRef, message } = run.unfit;
-      args.abort(message, {
-        metadata: { outcome: 'unfit', reason, checkpointRef, sessionId: (run.session as Session).id },
-      });
+      const outcome: BatonUnfitOutcome = {
+        outcome: 'unfit',
+        reason,
+        checkpointRef,
+        sessionId: (run.session as Session).id,
+      };
+      // Keyed by the run's response messages: they come back in the result, its run id does not
+      // reach processors.
+      for (const message of args.messageList.get.response.db()) this.unfitRuns.set(message.id, outcome);
+      // The reply already ended the step; a tripwire from here is Mastra's failed-step path.
+      if (this.options.unfitAs === 'tripwire') args.abort(message, { metadata: outcome });
     }
     const input = args.usage?.inputTokens;
     if (typeof input === 'number' && input > 0) run.session?.observeUsage({ inputTokens: input });

@@ -9,7 +9,7 @@ import {
 import { scriptedModel } from '@baton/testing/mastra';
 import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { type BatonTripwireMetadata, batonProcessor } from './index.ts';
 
@@ -65,7 +65,7 @@ describe('incidents through Agent.generate', () => {
       execute: async ({ shard }) => size(shard),
     });
 
-  it('unfit batch: four huge fresh results become previews the model can page through; beyond that, a tripwire, not an exception', async () => {
+  it('unfit batch: four huge fresh results become previews the model can page through; beyond that, a plain-words reply, no exception, no error log', async () => {
     const baton = batonProcessor({ model: 'gpt-4o' });
     let recalled: unknown;
     const { model, calls } = scriptedModel(({ call, system, prompt }) => {
@@ -93,27 +93,48 @@ describe('incidents through Agent.generate', () => {
     expect(recalled).toContain(JSON.stringify(dump(0).repeat(6).slice(100, 150)).slice(1, -1));
     expect(result.text).toBe('found it');
 
-    const tiny = batonProcessor({ contextWindow: 4_000, pinnedTools: ['fetch_shard'] });
-    const blocked = new Agent({
-      id: 'tiny',
-      name: 'tiny',
-      instructions: 'Fetch data.',
-      model: scriptedModel(({ call }) =>
-        call === 0 ? { calls: [{ name: 'fetch_shard', input: { shard: 1 } }] } : { text: 'x' },
-      ).model,
-      tools: { fetch_shard: fetchShard(dump) },
-      ...tiny.lists,
-    });
-    const ended = await blocked.generate('Fetch shard 1.', { maxSteps: 5 });
-    expect(ended.tripwire).toMatchObject({
-      processorId: 'baton',
-      metadata: { outcome: 'unfit', reason: expect.stringMatching(/pinned tool fetch_shard/) },
-    });
-    const { checkpointRef, sessionId } = ended.tripwire!.metadata as BatonTripwireMetadata;
-    expect(sessionId).toMatch(/^run:/);
-    expect(await tiny.session(sessionId).readCheckpoint(checkpointRef)).toMatchObject({
-      reason: expect.any(String),
-    });
+    // Beyond that: the run ends with a plain-words reply, no exception and no error log.
+    for (const unfitAs of ['reply', 'tripwire'] as const) {
+      const tiny = batonProcessor({ contextWindow: 4_000, pinnedTools: ['fetch_shard'], unfitAs });
+      const blocked = new Agent({
+        id: 'tiny',
+        name: 'tiny',
+        instructions: 'Fetch data.',
+        model: scriptedModel(({ call }) =>
+          call === 0 ? { calls: [{ name: 'fetch_shard', input: { shard: 1 } }] } : { text: 'x' },
+        ).model,
+        tools: { fetch_shard: fetchShard(dump) },
+        ...tiny.lists,
+      });
+      const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+      const ended = await blocked.generate('Fetch shard 1.', { maxSteps: 5 });
+      const errorLogs = logged.mock.calls.map((call) => call.join(' '));
+      logged.mockRestore();
+      const unfit = tiny.unfitOf(ended);
+      expect(unfit).toMatchObject({
+        outcome: 'unfit',
+        reason: expect.stringMatching(/pinned tool fetch_shard/),
+      });
+      expect(unfit!.sessionId).toMatch(/^run:/);
+      expect(await tiny.session(unfit!.sessionId).readCheckpoint(unfit!.checkpointRef)).toMatchObject({
+        reason: expect.any(String),
+      });
+      if (unfitAs === 'reply') {
+        expect(ended.tripwire).toBeUndefined();
+        expect(ended.finishReason).toBe('stop');
+        expect(ended.text).toMatch(/no longer fits.*Send a shorter message/s);
+        expect(errorLogs).toEqual([]);
+      } else {
+        expect(ended.tripwire).toMatchObject({
+          processorId: 'baton',
+          metadata: unfit as BatonTripwireMetadata,
+        });
+        // Mastra's own logging of a tripwire after the model step: why 'reply' is the default.
+        expect(errorLogs.join('\n')).toMatch(/Error executing step/);
+      }
+    }
+    // A run that fit reports nothing.
+    expect(baton.unfitOf(result)).toBeUndefined();
   });
 
   it('recall after eviction: the model reads the notice, recalls the evicted fact verbatim and answers with it', async () => {

@@ -5,6 +5,7 @@ export {
   BatonProcessor,
   type BatonProcessorOptions,
   type BatonTripwireMetadata,
+  type BatonUnfitOutcome,
   batonProcessor,
 } from './baton-processor.ts';
 export { mastraMemoryStore } from './memory-store.ts';

@@ -50,7 +50,7 @@ describe('context overflow through processAPIError', () => {
   });
 
   for (const mode of ['generate', 'stream'] as const) {
-    it(`a second overflow in a row ends the run with a tripwire naming the checkpoint (${mode}), and the turn is stored`, async () => {
+    it(`a second overflow in a row ends the run with a reply naming the checkpoint (${mode}), and the turn is stored`, async () => {
       const { agent, calls, memory, baton } = setup((call) => call === 5 || call === 6);
       const options = { memory: { thread: `twice-${mode}`, resource: 'r' }, maxSteps: 12 };
       const result =
@@ -59,12 +59,18 @@ describe('context overflow through processAPIError', () => {
           : await (async () => {
               const stream = await agent.stream('Read the files.', options);
               await stream.consumeStream();
-              return { text: await stream.text, tripwire: await stream.tripwire };
+              return {
+                text: await stream.text,
+                tripwire: await stream.tripwire,
+                response: await stream.response,
+              };
             })();
       expect(calls).toHaveLength(7); // no model call after the second rejection
-      expect(result.tripwire).toMatchObject({ processorId: 'baton', metadata: { outcome: 'unfit' } });
-      const { checkpointRef } = result.tripwire!.metadata as { checkpointRef: string };
-      expect(await baton.session(`twice-${mode}`).readCheckpoint(checkpointRef)).toMatchObject({
+      expect(result.tripwire).toBeUndefined();
+      expect(result.text).toMatch(/^\[baton\] This step was not sent to the model/);
+      const unfit = baton.unfitOf(result);
+      expect(unfit).toMatchObject({ outcome: 'unfit', sessionId: `twice-${mode}` });
+      expect(await baton.session(`twice-${mode}`).readCheckpoint(unfit!.checkpointRef)).toMatchObject({
         reason: expect.stringMatching(/rejected the request as too long twice/),
       });
       // Nothing of the turn is lost: the request and the five tool rounds are in Mastra's storage.
@@ -72,6 +78,11 @@ describe('context overflow through processAPIError', () => {
       const text = JSON.stringify(stored.messages);
       expect(text).toContain('Read the files.');
       for (let i = 0; i < 5; i++) expect(text).toContain(`f${i}.ts`);
+      expect(text).toContain('This step was not sent to the model');
+      // The stored explanation is for the user: the next turn's prompt does not carry it.
+      await agent.generate('Go on.', options);
+      expect(calls[7]!.visible).toContain('Go on.');
+      expect(calls[7]!.visible).not.toContain('This step was not sent');
     });
   }
 });

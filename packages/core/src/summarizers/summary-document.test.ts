@@ -14,7 +14,9 @@ function span(n: number): Entry[] {
   for (let turn = 0; turn < 10; turn++) {
     const seq = n * 20 + turn * 2;
     const decision = turn === 3 ? ` Decision: we keep retention at ${n * 7 + 3} days for bucket B-${n}.` : '';
-    entries.push(createEntry(seq, 'user', `Span ${n} turn ${turn}: the weekly sync ran long again.${decision}`));
+    entries.push(
+      createEntry(seq, 'user', `Span ${n} turn ${turn}: the weekly sync ran long again.${decision}`),
+    );
     entries.push(createEntry(seq + 1, 'assistant', `Understood, noted for span ${n} turn ${turn}.`));
   }
   return entries;
@@ -50,14 +52,19 @@ describe('the extractive summary document', () => {
 
   it('keeps a summary it did not write (a model summary, an older format) as its earliest section', async () => {
     const prior = 'Earlier: the user chose plan P-7 on 2026-03-01.\nSome other remark.';
-    const text = await extractiveSummarizer()({ entries: span(1), priorSummary: prior, maxTokens: 400, countTokens });
+    const text = await extractiveSummarizer()({
+      entries: span(1),
+      priorSummary: prior,
+      maxTokens: 400,
+      countTokens,
+    });
     const sections = parseSummary(text);
     expect(sections[0]!.range).toBeUndefined();
     expect(text).toContain('## earlier\n- Earlier: the user chose plan P-7 on 2026-03-01.');
     expect(sections[1]!.range).toEqual({ from: 20, to: 39 });
   });
 
-  it('fits exactly with a counter that adds framing per call, as Baton\'s does', async () => {
+  it("fits exactly with a counter that adds framing per call, as Baton's does", async () => {
     const framed = (text: string) => counter.text(text) + 4;
     let summary: string | undefined;
     for (let n = 0; n < 8; n++)
@@ -75,7 +82,9 @@ describe('the extractive summary document', () => {
   it('compresses a line to its most salient sentences', () => {
     const line =
       '- User: The call ran long and the agenda slipped again. Decision D-9: billing uses postgres-v9 from 2027-01-15 on. Thanks all.';
-    expect(compressLine(line, 80)).toBe('- User: … Decision D-9: billing uses postgres-v9 from 2027-01-15 on.');
+    expect(compressLine(line, 80)).toBe(
+      '- User: … Decision D-9: billing uses postgres-v9 from 2027-01-15 on.',
+    );
     expect(compressLine(line, 500)).toBe(line);
   });
 });

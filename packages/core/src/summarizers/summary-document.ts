@@ -88,7 +88,10 @@ export function parseSummary(text: string | undefined): SummarySection[] {
     const heading = HEADING.exec(row);
     if (heading) {
       const [, from, to] = heading;
-      sections.push({ ...(from !== undefined ? { range: { from: Number(from), to: Number(to) } } : {}), lines: [] });
+      sections.push({
+        ...(from !== undefined ? { range: { from: Number(from), to: Number(to) } } : {}),
+        lines: [],
+      });
     } else if (row.startsWith('- ') && sections.length > 0)
       sections.at(-1)!.lines.push({ text: row, weight: lineWeight(row) });
   }
