@@ -5,6 +5,8 @@ import type { BatonEvent } from './events.ts';
 import { renderNotices } from './notices.ts';
 import { memoryStore } from './stores/memory-store.ts';
 import type { SummarizerInput } from './summarizer.ts';
+import { TokenCounter } from './token-counter.ts';
+import { gptTokenizer } from './tokenizer.ts';
 import { createEntry, type Entry, entryText } from './transcript.ts';
 
 const words = (n: number, seed: number) =>
@@ -71,6 +73,10 @@ describe('Session.prepare', () => {
       const opening = prepared.entries.find((e) => e.seq === 0)!;
       expect(entryText(opening)).toMatch(/^\[baton\] This message was too large for the context window/);
       expect(entryText(opening)).toContain('DOCUMENT START');
+      // The preview uses the room there is (a quarter of the budget), not a token sliver.
+      const shown = new TokenCounter(gptTokenizer(), 0).count(opening);
+      expect(shown).toBeGreaterThan(budget * 0.2);
+      expect(shown).toBeLessThanOrEqual(budget * 0.25 + 100);
       if (turn === 0) expect(renderNotices(prepared.notices)).toMatch(/1 message was too large/);
       history.push(createEntry(history.length, 'assistant', `answer ${turn}`));
       history.push(createEntry(history.length, 'user', `question ${turn + 1}`));

@@ -41,7 +41,7 @@ export interface StageContext {
   readonly options: StageOptions;
   /** Calibrated tokens of one entry. */
   count(entry: Entry): number;
-  /** Bounded, memoized, chunked summary of a span (map-reduce under `maxSummaryInputTokens`). Throws on failure. */
+  /** Bounded, memoized summary of a span (chunks under `maxSummaryInputTokens`, each extending the last). Throws on failure. */
   summarize(entries: Entry[], priorSummary?: string): Promise<string>;
   emit(event: BatonEvent): void;
 }

@@ -3,10 +3,16 @@ import { defineStage, FreedTokens, type Stage } from '../stage.ts';
 import { type Entry, outputText, type Part } from '../transcript.ts';
 import { resultRef } from './spans.ts';
 
-/** Characters of a preview: 4% of the input budget at about 3 characters a token, at least 768. */
+/** Characters of the smallest preview: 4% of the input budget at about 3 characters a token, at least 768. */
 export function previewChars(budget: number): number {
   return Math.max(768, Math.floor(budget * 0.04 * 3));
 }
+
+/**
+ * The most a single preview may take, in tokens: a quarter of the budget. A previewed opening
+ * request stays in every later prompt, so it must leave the conversation room to work.
+ */
+const MAX_PREVIEW_SHARE = 0.25;
 
 function preview(text: string, chars: number, ref: string, what = 'result'): string {
   const head = Math.floor(chars * 0.7);
@@ -46,24 +52,46 @@ export function degrade(): Stage {
         group.entries.filter((entry) => entry.role === 'user' && entry.meta?.synthetic === undefined),
       );
     const largestFirst = (entries: Entry[]) => entries.sort((a, b) => ctx.count(b) - ctx.count(a));
-    const previewed = (entry: Entry, part: Part): Part | undefined => {
+    const previewed = (entry: Entry, part: Part, size: number): Part | undefined => {
       if (part.type === 'tool-result') {
         const text = outputText(part.output);
-        if (text.length <= chars * 1.5) return undefined;
-        return { ...part, output: preview(text, chars, resultRef(entry, part.callId)) };
+        if (text.length <= size * 1.5) return undefined;
+        return { ...part, output: preview(text, size, resultRef(entry, part.callId)) };
       }
-      if (part.type === 'text' && entry.role === 'user' && part.text.length > chars * 1.5)
-        return { ...part, text: preview(part.text, chars, entry.key, 'message') };
+      if (part.type === 'text' && entry.role === 'user' && part.text.length > size * 1.5)
+        return { ...part, text: preview(part.text, size, entry.key, 'message') };
       return undefined;
     };
     const freed = new FreedTokens({ ...ctx, target: ctx.budget });
+    // A preview shows as much as the room allows: what is left below the ladder's target once
+    // this entry is gone, up to a quarter of the budget, never less than the smallest preview.
+    // A pasted document slightly over the budget is then mostly readable, not 2% of it.
+    const previewCharsOf = (entry: Entry): number => {
+      const tokens = ctx.count(entry);
+      const textLength = entry.parts.reduce(
+        (sum, part) =>
+          sum +
+          (part.type === 'text'
+            ? part.text.length
+            : part.type === 'tool-result'
+              ? outputText(part.output).length
+              : 0),
+        0,
+      );
+      const room = Math.min(
+        Math.floor(ctx.budget * MAX_PREVIEW_SHARE),
+        ctx.target - (freed.remaining - tokens),
+      );
+      return Math.max(chars, Math.floor(room * (textLength / Math.max(1, tokens)) * 0.9));
+    };
     const decisions: FoldDecision[] = [];
     // Tool results first; the requests' text only if they are not enough.
     for (const entry of [...largestFirst(candidates), ...largestFirst(requests)]) {
       if (freed.remaining <= ctx.budget) break;
+      const size = previewCharsOf(entry);
       let changed = false;
       const parts = entry.parts.map((part): Part => {
-        const replaced = previewed(entry, part);
+        const replaced = previewed(entry, part, size);
         if (!replaced) return part;
         changed = true;
         return replaced;
