@@ -19,6 +19,7 @@ import {
   sqliteStore,
   TokenCounter,
   toEntries,
+  UNFIT_STEP_PREFIX,
 } from '@baton/ai-sdk';
 import { filler, type ScriptedTurn, scriptedModel } from '@baton/testing/ai-sdk';
 import { DefaultChatTransport, readUIMessageStream, tool, type UIMessage } from 'ai';
@@ -33,7 +34,7 @@ const RESTART_AFTER = 13;
 const RECALL_TURN = 22;
 const NOTES_TURN = 5;
 const NOTE = 'The user is on the night shift this week.';
-const UNFIT_PREFIX = '[baton] This step was not sent to the model';
+const UNFIT_PREFIX = UNFIT_STEP_PREFIX;
 
 const MARKER = 'The vault under the old mill opens with the combination 7-41-93, said Ada Quill.';
 const DOCUMENT = `${filler(23_600, 11)}\n${MARKER}\n${filler(23_600, 12)}`;

@@ -4,7 +4,7 @@
  * turns calling an app tool, half of them streamed, and a process restart after turn 13.
  * The model is langchain's `fakeModel()`, scripted to act only on the messages it receives.
  */
-import { type BatonEvent, gptTokenizer, TokenCounter, toEntries } from '@baton/langgraph';
+import { type BatonEvent, gptTokenizer, TokenCounter, toEntries, UNFIT_STEP_PREFIX } from '@baton/langgraph';
 import { filler } from '@baton/testing';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
@@ -25,7 +25,7 @@ const RECALL_TURN = 24;
 /** The agent keeps the user's name in Baton's notes before the restart and answers from them after. */
 const REMEMBER_TURN = 5;
 const ASK_NAME_TURN = 20;
-const UNFIT_PREFIX = '[baton] This step was not sent to the model';
+const UNFIT_PREFIX = UNFIT_STEP_PREFIX;
 
 const MARKER = 'The vault code for Project Heron is 7351-KESTREL.';
 const DOCUMENT = `${filler(23_500, 11)}\n\n${MARKER}\n\n${filler(23_500, 12)}`;

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gptTokenizer } from '@baton/mastra';
+import { gptTokenizer, UNFIT_STEP_PREFIX } from '@baton/mastra';
 import { filler, type ScriptedTurn, scriptedModel } from '@baton/testing/mastra';
 import { createTool } from '@mastra/core/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ const DOC_TURN = 12;
 const RESTART_AFTER = 13;
 const RECALL_TURN = 22;
 const MARKER = 'The vault combination for project Heliotrope is 7319-KESTREL-42.';
-const UNFIT_TEXT = '[baton] This step was not sent to the model';
+const UNFIT_TEXT = UNFIT_STEP_PREFIX;
 
 const o200k = gptTokenizer('o200k_base');
 const tag = (turn: number) => `[turn ${turn}]`;

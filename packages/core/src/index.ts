@@ -8,6 +8,7 @@ export type { Decision, FoldDecision, Ledger, ReplaceDecision } from './ledger.t
 export { lookupModel, MODEL_CATALOG, type ModelInfo } from './model-catalog.ts';
 export type { NotesApi } from './notes.ts';
 export { type NoteSection, type NotesBackend, type NotesDocument, storeNotes } from './notes-backend.ts';
+export { UNFIT_STEP_PREFIX } from './notices.ts';
 export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat } from './openai-chat.ts';
 export type { BatonOptions, ResolvedOptions } from './options.ts';
 export { detectContextOverflow, type OverflowReport } from './overflow.ts';
