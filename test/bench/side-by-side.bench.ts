@@ -29,6 +29,7 @@ import { batonMiddleware, toEntries as fromLangChain } from '@baton/langgraph';
 import { batonProcessor } from '@baton/mastra';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { TokenLimiterProcessor, ToolCallFilter } from '@mastra/core/processors';
+import { RequestContext } from '@mastra/core/request-context';
 import { generateText, type ModelMessage, pruneMessages, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import {
@@ -161,12 +162,17 @@ function langChainAgent(middleware: unknown[], thread: string): Conversation {
   };
 }
 
+let mastraThreads = 0;
 function mastraProcessor(processor: { processLLMRequest(args: never): unknown }): Conversation {
+  // One conversation is one memory thread: Mastra names it in the request context of every run.
+  const requestContext = new RequestContext();
+  requestContext.set('MastraMemory', { thread: { id: `bench-${++mastraThreads}` }, resourceId: 'bench' });
   return {
     async send(history) {
       const prompt = toPrompt(history);
       const result = (await processor.processLLMRequest({
         prompt,
+        requestContext,
         state: {},
         stepNumber: 0,
         steps: [],

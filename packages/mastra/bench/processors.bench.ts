@@ -18,6 +18,7 @@ import {
   toModelPrompt,
 } from '@baton/test-support/bench-histories.ts';
 import { TokenLimiterProcessor, ToolCallFilter } from '@mastra/core/processors';
+import { RequestContext } from '@mastra/core/request-context';
 import { batonProcessor } from '../src/index.ts';
 
 const WINDOW = BENCH_WINDOW;
@@ -39,13 +40,20 @@ interface Variant {
 }
 
 type LLMRequest = { processLLMRequest(args: never): unknown };
-async function viaProcessor(processor: LLMRequest, prompt: PromptMessage[], state: Record<string, unknown>) {
+let threads = 0;
+async function viaProcessor(
+  processor: LLMRequest,
+  prompt: PromptMessage[],
+  state: Record<string, unknown>,
+  requestContext?: RequestContext,
+) {
   const abort = (reason?: string): never => {
     throw new Error(reason ?? 'aborted');
   };
   const result = (await processor.processLLMRequest({
     prompt,
     state,
+    ...(requestContext ? { requestContext } : {}),
     abort,
     stepNumber: 0,
     steps: [],
@@ -81,7 +89,10 @@ const variants: Variant[] = [
     name: '`BatonProcessor`',
     create: () => {
       const baton = batonProcessor({ contextWindow: WINDOW });
-      return (prompt, state) => viaProcessor(baton, prompt, state);
+      // One conversation is one memory thread, named in the request context of every run.
+      const requestContext = new RequestContext();
+      requestContext.set('MastraMemory', { thread: { id: `bench-${++threads}` }, resourceId: 'bench' });
+      return (prompt, state) => viaProcessor(baton, prompt, state, requestContext);
     },
     estimate: async (prompt) => promptToEntries(prompt).reduce((sum, e) => sum + counter.raw(e), 0),
   },
