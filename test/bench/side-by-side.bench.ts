@@ -308,6 +308,24 @@ const variants: Variant[] = [
 const tiktoken = await tiktokenTokenizer('o200k_base');
 const reference = (history: readonly OpenAIMessage[]) => referenceTokens(fromOpenAIChat(history), tiktoken);
 const exact = (entries: readonly Entry[]) => entries.reduce((sum, e) => sum + counter.raw(e), 0);
+/** Cached input is billed at a tenth of the price (OpenAI's cached input, Anthropic's cache read). */
+const CACHED_PRICE = 0.1;
+const sameEntry = (a: Entry, b: Entry) =>
+  a.role === b.role && JSON.stringify(a.parts) === JSON.stringify(b.parts);
+/**
+ * Tokens of `sent` a provider cache would serve from the previous call of the conversation:
+ * the leading messages both prompts share byte for byte (caches match whole prefixes).
+ */
+function cachedPrefix(sent: readonly Entry[], previous: readonly Entry[] | undefined): number {
+  let tokens = 0;
+  for (
+    let i = 0;
+    previous && i < sent.length && i < previous.length && sameEntry(sent[i]!, previous[i]!);
+    i++
+  )
+    tokens += counter.raw(sent[i]!);
+  return tokens;
+}
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
 
@@ -320,6 +338,8 @@ interface Result {
   orphaned: number;
   openingKept: boolean;
   billed: number;
+  /** `billed` with each call's prefix shared with the previous call at CACHED_PRICE. */
+  cacheAdjusted: number;
   summarizer: SummaryMeter;
 }
 
@@ -349,8 +369,10 @@ for (const variant of variants) {
   let orphaned = 0;
   let openingKept = true;
   let billed = 0;
+  let cacheAdjusted = 0;
   for (const transcript of transcripts) {
     const conversation = variant.conversation(meter);
+    let previous: Entry[] | undefined;
     const opening = transcript.messages.find((m) => m.role === 'user')?.content;
     for (let i = 1; i < transcript.messages.length; i++) {
       if (transcript.messages[i]!.role !== 'assistant') continue;
@@ -363,6 +385,9 @@ for (const variant of variants) {
       calls++;
       const tokens = exact(sent);
       billed += tokens;
+      const cached = cachedPrefix(sent, previous);
+      cacheAdjusted += tokens - cached + CACHED_PRICE * cached;
+      previous = sent;
       if (tokens > BUDGET) over++;
       if (pairingViolation(sent.filter((e) => e.role !== 'system'))) orphaned++;
       if (
@@ -389,6 +414,7 @@ for (const variant of variants) {
     orphaned,
     openingKept,
     billed,
+    cacheAdjusted,
     summarizer: meter,
   });
 }
@@ -402,11 +428,11 @@ const pct = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1
 const date = new Date().toISOString().slice(0, 10);
 const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}`;
 const header =
-  '| framework | variant | per call, 1,000 msgs (median / p99) | per call, 5,000 msgs (median / p99) | token-count error vs exact BPE (mean; range) | calls over budget | calls with orphaned tool results | opening request kept | input tokens billed | summarizer calls (input tokens) |';
+  '| framework | variant | per call, 1,000 msgs (median / p99) | per call, 5,000 msgs (median / p99) | token-count error vs exact BPE (mean; range) | calls over budget | calls with orphaned tool results | opening request kept | input tokens billed | cache-adjusted (cached prefix at 0.1x) | summarizer calls (input tokens) |';
 const rows = results.map((r) => {
   const cell = (size: number) => `${ms(r.overhead[size]!.median)} / ${ms(r.overhead[size]!.p99)}`;
   const name = r.variant.baton ? `**${r.variant.name}**` : r.variant.name;
-  return `| ${r.variant.framework} | ${name} | ${cell(1_000)} | ${cell(5_000)} | ${r.error ? `${pct(r.error.mean)}; ${pct(r.error.min)} to ${pct(r.error.max)}` : 'n/a'} | ${r.over} of ${r.calls} | ${r.orphaned} | ${r.openingKept ? 'yes' : 'no'} | ${fmt(r.billed)} | ${r.summarizer.calls} (${fmt(r.summarizer.inputTokens)}) |`;
+  return `| ${r.variant.framework} | ${name} | ${cell(1_000)} | ${cell(5_000)} | ${r.error ? `${pct(r.error.mean)}; ${pct(r.error.min)} to ${pct(r.error.max)}` : 'n/a'} | ${r.over} of ${r.calls} | ${r.orphaned} | ${r.openingKept ? 'yes' : 'no'} | ${fmt(r.billed)} | ${fmt(r.cacheAdjusted)} | ${r.summarizer.calls} (${fmt(r.summarizer.inputTokens)}) |`;
 });
 const markdown = `# Baton vs the frameworks' own context tools
 
@@ -414,10 +440,10 @@ Measured ${date} on ${machine}, one run of \`pnpm bench\` (\`test/bench/side-by-
 Per-call overhead: one model call through the framework's real path with its mock model, on generated histories of 1,000 and 5,000 messages (warm, a new question each call).
 Everything else: the five transcripts in \`../shared/corpus\` replayed as agent loops (${results[0]?.calls} model calls each).
 Token-count error: the variant's own estimate against tiktoken o200k over what the provider tokenizes, plus 3 tokens of framing per message.
-Input tokens billed: exact BPE of every prompt sent, summed. Summarizer calls: the summaries each variant asked for, and the tokens it gave them.
+Input tokens billed: exact BPE of every prompt sent, summed. Cache-adjusted: the same with the leading messages each prompt shares byte for byte with the conversation's previous prompt at 0.1x (cached input, cache reads); cache writes not charged extra. Summarizer calls: the summaries each variant asked for, and the tokens it gave them.
 
 ${header}
-|---|---|---:|---:|---:|---:|---:|---|---:|---:|
+|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|
 ${rows.join('\n')}
 `;
 
