@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { createBaton as createAiSdkBaton } from '@baton/ai-sdk';
 import {
+  createEntry,
   type Entry,
   extractiveSummarizer,
   fromOpenAIChat,
@@ -102,8 +103,23 @@ function aiSdkMock(seen: PromptMessage[][]) {
     },
   });
 }
-const entriesOfPrompt = (prompt: PromptMessage[]) =>
-  promptToEntries(prompt.map((m) => (m.role === 'system' ? { ...m } : m)));
+/**
+ * Every message the model received, in order, Baton's own notes/notices message included:
+ * `promptToEntries` drops that message (hosts must not store it), so system messages are
+ * taken as they are here, or the bench would not bill them.
+ */
+const entriesOfPrompt = (prompt: PromptMessage[]): Entry[] =>
+  prompt.flatMap((message, seq) =>
+    message.role === 'system'
+      ? [
+          createEntry(
+            seq,
+            'system',
+            typeof message.content === 'string' ? message.content : JSON.stringify(message.content),
+          ),
+        ]
+      : promptToEntries([message]),
+  );
 
 /** One AI SDK conversation: `generateText` on the mock (wrapped by `wrap` when given), one step per send. */
 function aiSdkConversation(
