@@ -17,7 +17,7 @@ import {
   pendingUnfit,
   promptToEntries,
   type UnfitInfo,
-  unfitOf,
+  unfitOf as unfitInfoOf,
   withSystemBlock,
 } from '@baton/core/internals';
 import type { MastraMemory } from '@mastra/core/memory';
@@ -281,7 +281,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
       args.prompt as unknown as PromptMessage[],
       hostModelOf(args.model),
     );
-    run.unfit = unfitOf(prepared);
+    run.unfit = unfitInfoOf(prepared);
     if (run.unfit) return { response: unfitResponse(run.unfit) };
     const prompt = withSystemBlock(entriesToPrompt(prepared.entries), prepared.system);
     return { prompt: prompt as unknown as ProcessLLMRequestArgs['prompt'] };

@@ -79,6 +79,25 @@ describe('the extractive summary document', () => {
     expect(framed(summary!)).toBeGreaterThan(240);
   });
 
+  it('keeps lines spread over an old section it has to cut, not its first few', async () => {
+    const prior = [
+      DOCUMENT_HEADING,
+      '## seq 0-99',
+      ...Array.from({ length: 20 }, (_, k) => `- User: routine check number ${k} passed`),
+    ].join('\n');
+    const text = await extractiveSummarizer()({
+      entries: span(5),
+      priorSummary: prior,
+      maxTokens: 160,
+      countTokens,
+    });
+    const old = parseSummary(text)[0]!;
+    const kept = old.lines.map((line) => Number(/number (\d+)/.exec(line.text)?.[1]));
+    expect(kept.length).toBeGreaterThan(1);
+    expect(kept.length).toBeLessThan(20);
+    expect(Math.max(...kept) - Math.min(...kept)).toBeGreaterThanOrEqual(10);
+  });
+
   it('compresses a line to its most salient sentences', () => {
     const line =
       '- User: The call ran long and the agenda slipped again. Decision D-9: billing uses postgres-v9 from 2027-01-15 on. Thanks all.';

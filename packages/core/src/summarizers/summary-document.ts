@@ -3,7 +3,7 @@ import { squash } from '../transcript.ts';
 /**
  * The extractive summary as one document that grows by sections: each compaction appends a
  * section for the span it evicted and re-fits the whole document to its token bound. Old
- * sections are compressed (fewer, shorter lines; their most salient sentence last) and, when
+ * sections are compressed (fewer, shorter lines; the most salient sentences kept longest) and, when
  * even that is too much, merged with their neighbour, never dropped: every stretch of the
  * conversation keeps a line. The text round-trips: a later compaction parses the sections
  * back out of the summary it extends.
@@ -137,28 +137,25 @@ function topLine(section: SummarySection): SummaryLine | undefined {
  * farthest from those already ranked, so a section cut to a few lines still spans its range.
  */
 function rankLines(section: SummarySection): SummaryLine[] {
-  const remaining = section.lines.map((line, index) => ({ line, index }));
-  const picked: number[] = [];
+  // Each candidate's distance to the nearest line ranked so far, updated as lines are picked.
+  const remaining = section.lines.map((line, index) => ({ line, index, distance: 0 }));
   const ranked: SummaryLine[] = [];
   while (remaining.length > 0) {
     let best = 0;
-    let bestWeight = Number.NEGATIVE_INFINITY;
-    let bestDistance = -1;
     remaining.forEach((candidate, at) => {
-      const distance =
-        picked.length === 0 ? 0 : Math.min(...picked.map((p) => Math.abs(p - candidate.index)));
+      const current = remaining[best]!;
       if (
-        candidate.line.weight > bestWeight ||
-        (candidate.line.weight === bestWeight && distance > bestDistance)
-      ) {
+        candidate.line.weight > current.line.weight ||
+        (candidate.line.weight === current.line.weight && candidate.distance > current.distance)
+      )
         best = at;
-        bestWeight = candidate.line.weight;
-        bestDistance = distance;
-      }
     });
     const [chosen] = remaining.splice(best, 1);
-    picked.push(chosen!.index);
     ranked.push(chosen!.line);
+    for (const candidate of remaining) {
+      const distance = Math.abs(candidate.index - chosen!.index);
+      candidate.distance = ranked.length === 1 ? distance : Math.min(candidate.distance, distance);
+    }
   }
   return ranked;
 }
