@@ -172,15 +172,18 @@ describe('DESIGN.md invariants on random agent loops', () => {
     await fc.assert(
       fc.asyncProperty(transcriptSpecArb, optionsArb, async (transcriptSpec, spec) => {
         const history = buildTranscript(transcriptSpec);
-        const session = createBaton(batonOptions(spec)).session('a');
+        const store = memoryStore();
+        const session = createBaton(batonOptions(spec, { store })).session('a');
         let last: Prepared | undefined;
         for (const point of modelCallPoints(history))
           last = await session.prepare({ entries: history.slice(0, point) });
         const again = await session.prepare({ entries: last!.entries });
         expect(JSON.stringify(again.entries)).toBe(JSON.stringify(last!.entries));
         if (last!.outcome !== 'unfit') {
-          const fresh = await createBaton(batonOptions(spec))
-            .session('b')
+          // A new process resuming the conversation (its ledger and state read back, the floor
+          // a backstop compaction left included) changes nothing either.
+          const fresh = await createBaton(batonOptions(spec, { store }))
+            .session('a')
             .prepare({ entries: last!.entries });
           expect(JSON.stringify(fresh.entries)).toBe(JSON.stringify(last!.entries));
         }

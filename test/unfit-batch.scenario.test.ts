@@ -51,7 +51,8 @@ describe('incident: a batch of fresh tool results larger than the window', () =>
     expect(prepared.tokens.after).toBeLessThanOrEqual(baton.options.inputBudget);
     const notice = prepared.notices.find((n) => n.type === 'degrade');
     expect(notice?.text).toMatch(/too large for the context window/);
-    expect(prepared.system).toContain(notice!.text);
+    expect(prepared.trailer).toContain(notice!.text);
+    expect(prepared.system).not.toContain(notice!.text);
     // Pairing holds: every call still has its (previewed) result.
     expect(prepared.entries.filter((e) => e.role === 'tool')).toHaveLength(4);
 
@@ -97,7 +98,7 @@ describe('incident: a batch of fresh tool results larger than the window', () =>
       });
     const unfit = afterwards.notices.find((n) => n.type === 'unfit');
     expect(unfit?.text).toContain(prepared.checkpointRef!);
-    expect(afterwards.system).toContain('could not fit the context window');
+    expect(afterwards.trailer).toContain('could not fit the context window');
     // Once, then gone.
     const again = await createBaton({ contextWindow: 8_000, store: baton.options.store })
       .session('too-big')

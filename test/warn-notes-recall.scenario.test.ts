@@ -41,8 +41,13 @@ describe('warning -> notes -> compaction -> eviction notice -> recall', () => {
       if (eviction && seen.eviction < 0) {
         seen.eviction = view.step;
         factVisibleAfterEviction = view.visible.includes(FACT);
-        // The notice names every evicted span with its exact recall call; take the first one.
-        const match = /recall\((\{[^)]*\})\)/.exec(eviction.text);
+        // The notice names every evicted span with its exact recall call (folded results carry
+        // theirs in their placeholders); take the first one.
+        const placeholders = view.entries
+          .flatMap((e) => e.parts)
+          .map((p) => (p.type === 'tool-result' ? String(p.output) : p.type === 'text' ? p.text : ''))
+          .join('\n');
+        const match = /recall\((\{ "(?:ref|from)": [^)…]*\})\)/.exec(`${eviction.text}\n${placeholders}`);
         recallCall = JSON.parse(match![1]!) as Record<string, unknown>;
         return { calls: [{ name: 'recall', input: { query: 'INC-88213' } }] };
       }
@@ -80,13 +85,18 @@ describe('warning -> notes -> compaction -> eviction notice -> recall', () => {
     });
 
     expect(result.finished).toBe(true);
-    // Warned once, before the first compaction; the notes were then in every system prompt.
+    // Warned once, before the first compaction; the notes were then in every prompt: the
+    // agent's own write in its history, and from the first compaction on in the system prompt.
     const warnings = result.prepared.filter((p) => p.notices.some((n) => n.type === 'warning'));
     expect(warnings).toHaveLength(1);
     const firstCompaction = result.prepared.findIndex((p) => p.outcome === 'compacted');
     expect(seen.warning).toBeGreaterThanOrEqual(0);
     expect(seen.warning).toBeLessThan(firstCompaction);
     for (const prepared of result.prepared.slice(seen.warning + 1))
+      expect(prepared.system + JSON.stringify(prepared.entries.map((e) => e.parts))).toContain(
+        'log search done up to step',
+      );
+    for (const prepared of result.prepared.slice(firstCompaction))
       expect(prepared.system).toContain('log search done up to step');
     // The eviction notice came once, with an exact recall call, and the fact came back verbatim.
     expect(

@@ -21,7 +21,7 @@ import {
   toEntries,
   UNFIT_STEP_PREFIX,
 } from '@baton/ai-sdk';
-import { filler, type ScriptedTurn, scriptedModel } from '@baton/testing/ai-sdk';
+import { conversationOf, filler, type ScriptedTurn, scriptedModel } from '@baton/testing/ai-sdk';
 import { DefaultChatTransport, readUIMessageStream, tool, type UIMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -118,13 +118,17 @@ describe('examples/ai-sdk-agent chat route (useChat re-sending the whole history
 
     // The scripted model answers only from what it was actually sent: a question it cannot
     // see, or a tool result that is not in its prompt, gives a wrong answer.
-    const { model, prompts } = scriptedModel(({ prompt, system }): ScriptedTurn => {
+    const { model, prompts } = scriptedModel(({ prompt: sent, system }): ScriptedTurn => {
       turnOfCall.push(turn);
       const step = plan(turn);
+      // Baton's notices come after the conversation, as a last user message of their own.
+      const prompt = conversationOf(sent);
       if (!lastUserText(prompt).includes(step.question)) return { text: 'I cannot see your question.' };
       const last = prompt.at(-1);
       if (step.tool && last?.role === 'user') return { calls: [step.tool] };
-      if (turn > NOTES_TURN && !system.includes(NOTE)) return { text: 'I have lost my notes.' };
+      // Its notes: in the system prompt since the last compaction, or its own write in the history.
+      if (turn > NOTES_TURN && !system.includes(NOTE) && !JSON.stringify(prompt).includes(NOTE))
+        return { text: 'I have lost my notes.' };
       if (step.tool?.name === 'recall') {
         const result = last?.role === 'tool' ? last.content.find((p) => p.type === 'tool-result') : undefined;
         const output = result?.type === 'tool-result' ? result.output : undefined;
@@ -244,13 +248,10 @@ describe('examples/ai-sdk-agent chat route (useChat re-sending the whole history
 
     // Across requests (each rebuilt from the UI history) and across the restart (the ledger
     // read back from the file), every call continues the previous call's conversation unless
-    // it compacted, so a provider's prompt cache keeps hitting. Baton's own system block is
-    // left out: the adapter puts it right after the instructions, and a notes write or a
-    // warning changes it between compactions.
+    // it compacted, so a provider's prompt cache keeps hitting: every byte but the previous
+    // call's trailing notices, Baton's notes block in the system messages included.
     const conversation = (prompt: LanguageModelV4Prompt) =>
-      prompt
-        .filter((m) => !(m.role === 'system' && /^## (Context notices|Your notes)/.test(m.content)))
-        .map((m) => JSON.stringify(m));
+      conversationOf(prompt).map((m) => JSON.stringify(m));
     const compacted = (prompt: LanguageModelV4Prompt) =>
       JSON.stringify(prompt).includes('Context was compacted');
     const firstAfterRestart = turnOfCall.indexOf(RESTART_AFTER + 1);

@@ -67,13 +67,20 @@ const systemOf = (prompt: LanguageModelV4Prompt) =>
     .filter((m) => m.role === 'system')
     .map((m) => m.content)
     .join('\n');
+/** Baton's notices of this call: its last message, after the conversation (read last, never cached). */
+const noticesOf = (prompt: LanguageModelV4Prompt) => {
+  const last = prompt.at(-1);
+  return last?.role === 'user' && text([last]).includes('## Context notices') ? text([last]) : '';
+};
 let agentStep = 0;
 let readCount = 0;
 let asked: 'none' | 'compact' | 'recall' = 'none';
 
 function decide(prompt: LanguageModelV4Prompt): Turn {
   const all = text(prompt);
-  const last = text(prompt.slice(-1));
+  const notices = noticesOf(prompt);
+  const conversation = notices ? prompt.slice(0, -1) : prompt;
+  const last = text(conversation.slice(-1));
   const system = systemOf(prompt);
   // Baton's probe: the model judges its own trajectory (coding rubric) with structured output.
   if (last.includes('[baton] Context check')) {
@@ -86,15 +93,20 @@ function decide(prompt: LanguageModelV4Prompt): Turn {
     return { text: JSON.stringify({ criteria, decision: closed ? 'COMPRESS' : 'CONTINUE' }) };
   }
   const step = agentStep++;
-  if (system.includes('Context is at'))
+  if (notices.includes('Context is at'))
     line('notice  warning: the context is filling up (tokens left until compaction, what to do)');
-  if (system.includes('Context was compacted'))
+  if (notices.includes('Context was compacted'))
     line('notice  eviction: which ranges went, and how to recall them');
-  if (system.includes('head/tail previews'))
+  if (notices.includes('head/tail previews'))
     line('notice  degrade: a fresh result too large to fit, shown as head/tail with a recall ref');
   if (step === 0)
     return { say: 'Loading the date-bugs skill first.', calls: [['load_skill', { name: 'date-bugs' }]] };
-  if (system.includes('Context is at') && !system.includes('### progress'))
+  // Its notes: in the system prompt since the last compaction, or its own write in the history.
+  if (
+    notices.includes('Context is at') &&
+    !system.includes('### progress') &&
+    !all.includes('"section":"progress"')
+  )
     return {
       say: 'Warned: saving my progress before anything is evicted.',
       calls: [

@@ -5,7 +5,7 @@
  * The model is langchain's `fakeModel()`, scripted to act only on the messages it receives.
  */
 import { type BatonEvent, gptTokenizer, TokenCounter, toEntries, UNFIT_STEP_PREFIX } from '@baton/langgraph';
-import { filler } from '@baton/testing';
+import { filler, isNoticesText } from '@baton/testing';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import { InMemoryStore, MemorySaver } from '@langchain/langgraph';
@@ -73,8 +73,10 @@ function scriptedModel(process: string) {
   const call = (name: string, args: Record<string, unknown>) =>
     new AIMessage({ content: '', tool_calls: [{ id: `${process}-${step}`, name, args, type: 'tool_call' }] });
   for (let i = 0; i < 40; i++) {
-    model.respond((messages: BaseMessage[]) => {
+    model.respond((sent: BaseMessage[]) => {
       step++;
+      // Baton's notices come after the conversation, as a last human message of their own.
+      const messages = isNoticesText(sent.at(-1)!.text) ? sent.slice(0, -1) : sent;
       const last = messages.at(-1)!;
       if (last.type === 'tool' && last.name === 'recall')
         return new AIMessage(
@@ -174,12 +176,15 @@ describe('checkpointer chat recipe', () => {
     expect(firstAfter.slice(0, lastBefore.length)).toEqual(lastBefore);
 
     // The marker reached the model only as the result of its recall, verbatim.
+    // The conversation each call was sent, without Baton's trailing notices.
+    const conversationOf = (messages: BaseMessage[]) =>
+      isNoticesText(messages.at(-1)!.text) ? messages.slice(0, -1) : messages;
     const recallIndex = calls.findIndex(({ messages }) => {
-      const last = messages.at(-1)!;
+      const last = conversationOf(messages).at(-1)!;
       return last.type === 'tool' && last.name === 'recall';
     });
     expect(recallIndex).toBeGreaterThan(0);
-    const recalled = calls[recallIndex]!.messages.at(-1)!.text;
+    const recalled = conversationOf(calls[recallIndex]!.messages).at(-1)!.text;
     expect(recalled).toContain(MARKER);
     const { content } = JSON.parse(recalled) as { content: string };
     // The excerpt around the match, its cut markers aside, is a slice of the pasted message.

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gptTokenizer, UNFIT_STEP_PREFIX } from '@baton/mastra';
-import { filler, type ScriptedTurn, scriptedModel } from '@baton/testing/mastra';
+import { conversationOf, filler, type ScriptedTurn, scriptedModel } from '@baton/testing/mastra';
 import { createTool } from '@mastra/core/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -101,7 +101,8 @@ function turnOf(prompt: Message[]): number {
 
 /** The model: decides from the prompt it is sent alone, as a real one would. */
 function script({ prompt: sent }: { prompt: unknown }): ScriptedTurn {
-  const prompt = sent as Message[];
+  // Baton's notices come after the conversation, as a last user message of their own.
+  const prompt = conversationOf(sent as Message[]);
   const turn = turnOf(prompt);
   const step = plan[turn - 1]!;
   const last = prompt.findLast((m) => m.role !== 'system')!;

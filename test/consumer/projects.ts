@@ -86,7 +86,7 @@ yourModel.respond((messages) => {
 /** What crossed the boundary into the model: the notes tool ran and its result reached call 2. */
 export function check() {
   if (seen.length !== 2) throw new Error(seen.length + ' model calls');
-  const second = seen[1].map((m) => m.getType() + ':' + JSON.stringify(m.content)).join('\\n');
+  const second = seen[1].map((m) => m.getType() + ':' + JSON.stringify(m.content) + JSON.stringify(m.tool_calls ?? [])).join('\\n');
   if (!second.includes(${JSON.stringify(NOTE)}) || !second.includes('tool:')) throw new Error('call 2 saw: ' + second);
   console.log('checked: ' + seen.length + ' model calls; the notes tool answered');
 }

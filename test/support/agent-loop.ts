@@ -66,7 +66,9 @@ export async function runAgentLoop(options: {
       result.unfit = prepared;
       return result;
     }
-    const visible = `${prepared.system}\n${JSON.stringify(prepared.entries.map((e) => e.parts))}`;
+    // What the model reads: the system prompt (notes as of the last compaction), the
+    // conversation, then this step's notices.
+    const visible = `${prepared.system}\n${JSON.stringify(prepared.entries.map((e) => e.parts))}\n${prepared.trailer}`;
     const turn = model({
       entries: prepared.entries,
       system: prepared.system,

@@ -14,12 +14,20 @@ export const skillStepOutput = (n: number) => `step ${n}\n${filler(1_400, n)}`;
 export type IncidentTurn = { calls: Array<{ name: string; input: unknown }> } | { text: string };
 
 /**
+ * The latest progress the agent can see: in its notes (the system prompt, as of the last
+ * compaction) or in its own later notes writes (their calls are in its history).
+ */
+export function progressIn(visible: string): number {
+  return Math.max(0, ...[...visible.matchAll(/progress: (\d+)/g)].map((m) => Number(m[1])));
+}
+
+/**
  * The skill-reload agent: loads the skill until all of it is visible, then runs its steps,
  * keeping its progress in the notes, and finishes after 30.
  */
-export function skillAgentTurn({ visible, system }: { visible: string; system: string }): IncidentTurn {
+export function skillAgentTurn({ visible }: { visible: string }): IncidentTurn {
   if (!visible.includes('STEP-12:')) return { calls: [{ name: 'load_skill', input: { name: 'deploy-v2' } }] };
-  const progress = Number(/progress: (\d+)/.exec(system)?.[1] ?? 0);
+  const progress = progressIn(visible);
   if (progress >= 30) return { text: `deployed after ${progress} steps` };
   return {
     calls: [

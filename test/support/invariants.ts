@@ -127,6 +127,7 @@ export async function invariantViolations(ctx: InvariantContext): Promise<string
   const recount =
     projection.reduce((sum, e) => sum + counter.raw(e), 0) +
     counter.rawText(prepared.system) +
+    counter.rawText(prepared.trailer) +
     3 +
     (ctx.toolTokens ?? 0);
   if (recount !== prepared.tokens.after)

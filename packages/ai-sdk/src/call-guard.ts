@@ -13,6 +13,7 @@ import {
   type PromptMessage,
   promptToEntries,
   withSystemBlock,
+  withTrailer,
 } from '@baton/core/internals';
 import { hostModel } from './host-model.ts';
 import { unfitGenerateResult, unfitStreamResult } from './unfit-result.ts';
@@ -51,8 +52,9 @@ function reportedInputTokens(usage: unknown): number | undefined {
 
 /**
  * A call's prompt projected through `session.prepare` (view mode: a new prompt, the SDK's
- * history untouched); Baton's block goes in a system message after the host's. A block
- * already in the prompt (a rewrite-mode step) is dropped and rendered afresh.
+ * history untouched); Baton's notes block goes in a system message after the host's, this
+ * step's notices in a last user message after the conversation. A block or trailer already
+ * in the prompt (a rewrite-mode step) is dropped and rendered afresh.
  */
 export async function projectCall(
   session: Session,
@@ -65,7 +67,10 @@ export async function projectCall(
     ...(tools ? { tools } : {}),
     model: hostModel(model),
   });
-  const prompt = withSystemBlock(entriesToPrompt(prepared.entries), prepared.system) as LanguageModelV4Prompt;
+  const prompt = withTrailer(
+    withSystemBlock(entriesToPrompt(prepared.entries), prepared.system),
+    prepared.trailer,
+  ) as LanguageModelV4Prompt;
   return { prepared, params: { ...original, prompt } };
 }
 

@@ -6,7 +6,7 @@ import {
   skillAgentTurn,
   skillStepOutput,
 } from '@baton/test-support/incidents.ts';
-import { scriptedModel } from '@baton/testing/ai-sdk';
+import { scriptedModel, trailerOf } from '@baton/testing/ai-sdk';
 import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -54,11 +54,11 @@ describe('incidents through generateText', () => {
     const baton = createBaton({ model: 'gpt-4o' });
     const session = baton.session('batch');
     const dump = shardDump;
-    const { model, prompts } = scriptedModel(({ step, system }) => {
+    const { model, prompts } = scriptedModel(({ step, trailer }) => {
       if (step === 0)
         return { calls: [0, 1, 2, 3].map((i) => ({ name: 'fetch_shard', input: { shard: i } })) };
       if (step === 1) {
-        const ref = /recall\(\{ "ref": "([^"]+)", "offset": 0/.exec(system)?.[1];
+        const ref = /recall\(\{ "ref": "([^"]+)", "offset": 0/.exec(trailer)?.[1];
         return { calls: [{ name: 'recall', input: { ref, offset: 100, limit: 50 } }] };
       }
       return { text: 'found it' };
@@ -75,10 +75,8 @@ describe('incidents through generateText', () => {
       stopWhen: stepCountIs(5),
       prompt: 'Fetch the four shards.',
     });
-    const second = prompts[1]!
-      .filter((m) => m.role === 'system')
-      .map((m) => m.content)
-      .join('\n');
+    // The degrade notice is the last message of the next call, after the conversation.
+    const second = trailerOf(prompts[1]!);
     expect(second).toMatch(
       /4 tool results were too large for the context window and are shown as head\/tail previews/,
     );
@@ -116,14 +114,15 @@ describe('incidents through generateText', () => {
     const baton = createBaton({ contextWindow: 8_000 });
     const session = baton.session('recall');
     let evictedAt = -1;
-    const { model } = scriptedModel(({ step, system, visible, prompt }) => {
-      if (evictedAt < 0 && system.includes('Context was compacted')) {
+    const { model } = scriptedModel(({ step, trailer, visible, prompt }) => {
+      if (evictedAt < 0 && trailer.includes('Context was compacted')) {
         evictedAt = step;
         expect(visible).not.toContain(FACT);
         return { calls: [{ name: 'recall', input: { query: 'INC-88213' } }] };
       }
       if (evictedAt >= 0) {
-        const last = JSON.stringify(prompt.at(-1));
+        // The recall result: the last message, or the one before Baton's trailing notices.
+        const last = JSON.stringify(prompt.at(trailer ? -2 : -1));
         return { text: `root cause: ${/INC-\d+ traced to commit \w+/.exec(last)?.[0] ?? 'unknown'}` };
       }
       return { calls: [{ name: 'search_logs', input: { page: step } }] };

@@ -15,8 +15,9 @@ interface CallRecord {
 
 /**
  * The view-mode middleware: before every model call the SDK's full prompt is projected
- * through `session.prepare` (the SDK's own history is never changed), notes and notices go
- * in a system message after the host's, the provider's usage calibrates the count, and a
+ * through `session.prepare` (the SDK's own history is never changed), the notes go in a
+ * system message after the host's (re-rendered only at a compaction), this step's notices in
+ * a last user message, the provider's usage calibrates the count, and a
  * context-overflow error is recovered once (compact harder, retry through the inner model)
  * before it becomes an `unfit` step. An `unfit` outcome never calls the model.
  *

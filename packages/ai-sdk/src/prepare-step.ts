@@ -4,9 +4,11 @@ import {
   type PromptConversionCache as ConversionCache,
   entriesToPrompt as fromEntries,
   type PromptMessage as HostMessage,
+  isBatonBlock,
   promptToEntries as toEntries,
   type UnfitInfo,
   unfitOf,
+  withTrailer,
 } from '@baton/core/internals';
 import {
   asSchema,
@@ -87,8 +89,11 @@ export interface PrepareStepOptions {
 /**
  * Rewrite mode for agent loops: each step's messages go through `prepare`; when the
  * projection differs (a compaction) the step gets a `messages` override, which the SDK
- * carries forward as the new history, archive written first. Baton's block (notes, notices)
- * replaces the one of the step before in `instructions`, never accumulates. The step's model
+ * carries forward as the new history, archive written first. Baton's notes block replaces
+ * the one of the step before in `instructions`, never accumulates (it changes only at a
+ * compaction, so the cached prefix holds). This step's notices go in a last user message of
+ * this call only (with a model id string instead of a model object they ride in the
+ * `messages` override and the next step takes them out). The step's model
  * is wrapped: an `unfit` projection never reaches the provider (the step answers with the
  * unfit message, as the middleware does), a context-length error is retried once after a
  * harder compaction, and the reported usage calibrates the count. Use it instead of the
@@ -134,6 +139,17 @@ export function batonPrepareStep(session: Session, options: PrepareStepOptions =
       model,
       middleware: {
         specificationVersion: 'v4',
+        // The step's notices go after the conversation in this call only: the SDK's history never keeps them.
+        transformParams: async ({ params }) =>
+          prepared.trailer.length === 0
+            ? params
+            : {
+                ...params,
+                prompt: withTrailer(
+                  params.prompt as HostMessage[],
+                  prepared.trailer,
+                ) as LanguageModelV4CallOptions['prompt'],
+              },
         wrapGenerate: async function batonStepGenerate({ doGenerate, params }) {
           observed = toolSchemas(params.tools);
           return guardedGenerate(callOf(params), doGenerate, (retry) => model.doGenerate(retry));
@@ -170,10 +186,22 @@ export function batonPrepareStep(session: Session, options: PrepareStepOptions =
     last = { returned, host };
     const unfit = unfitOf(prepared);
     if (unfit) return { instructions: returned, model: unfitModel(unfit) };
+    if (isModelObject(model)) {
+      return {
+        ...(prepared.changed ? { messages: fromEntries(prepared.entries, cache) as ModelMessage[] } : {}),
+        instructions: returned,
+        model: guard(model, prepared),
+      };
+    }
+    // A model id (a gateway string) cannot be wrapped: the notices ride in the messages, which
+    // the SDK carries forward, so the next step takes the carried trailer out again.
+    const carried = (messages as HostMessage[]).some((m) => m.role === 'user' && isBatonBlock(m));
+    const rewrite = prepared.changed || carried || prepared.trailer.length > 0;
     return {
-      ...(prepared.changed ? { messages: fromEntries(prepared.entries, cache) as ModelMessage[] } : {}),
+      ...(rewrite
+        ? { messages: withTrailer(fromEntries(prepared.entries, cache), prepared.trailer) as ModelMessage[] }
+        : {}),
       instructions: returned,
-      ...(isModelObject(model) ? { model: guard(model, prepared) } : {}),
     };
   };
 }

@@ -196,7 +196,7 @@ describe('notices', () => {
     }
   });
 
-  it('eviction notice: one line per evicted span with its recall call, on the call that evicted, then gone', async () => {
+  it('eviction notice: a line per evicted span (folds together) with its recall, on the call that evicted, then gone', async () => {
     const session = createBaton({ contextWindow: 8_000 }).session('s');
     const history = toolHistory(12);
     const first = await session.prepare({ entries: history });
@@ -205,7 +205,9 @@ describe('notices', () => {
     expect(spans.length).toBeGreaterThan(0);
     const lines = notice.text.split('\n').filter((l) => l.startsWith('- seq'));
     expect(lines.length).toBeGreaterThan(0);
-    for (const line of lines) expect(line).toMatch(/-> recall\(\{ "(ref|from)"/);
+    // Folds get one line (each placeholder carries its ref); every other span its recall call.
+    for (const line of lines)
+      expect(line).toMatch(/-> recall\(\{ "(ref|from)"|one-line placeholder in place, with its recall ref$/);
     expect(notice.text).not.toMatch(/no milestone/);
     const second = await session.prepare({ entries: history });
     expect(second.notices).toEqual([]);

@@ -66,6 +66,11 @@ export interface AgentToolDeps {
   /** Asks for compaction before the next model call. */
   /** Records the request durably, so whichever worker makes the next call compacts. */
   requestCompaction(instruction: string | undefined): void | Promise<void>;
+  /**
+   * The agent changed its notes through this tool (rendered before and after): its history
+   * shows the change, so the cached notes block need not change before the next compaction.
+   */
+  noteWritten?(before: string, after: string): void | Promise<void>;
   /** Tokens now and the target compaction will aim for, for the compact tool's answer. */
   budgetNow(): { tokens: number; target: number };
   recallLimit: number;
@@ -99,7 +104,7 @@ export function createAgentTools(deps: AgentToolDeps): NeutralTool[] {
   const notesTool: NeutralTool<z.infer<typeof notesInputSchema>> = {
     name: 'notes',
     description:
-      'Your durable notes. Whatever you write here stays in your system prompt verbatim through every context compaction: ' +
+      'Your durable notes. Whatever you write here is kept verbatim through every context compaction and shown in your system prompt from the next compaction on: ' +
       'save the plan, decisions, facts and paths you must not lose. Actions: read, write (replace a section), append (add a line).',
     inputSchema: notesInputSchema,
     execute: (input) =>
@@ -120,10 +125,12 @@ export function createAgentTools(deps: AgentToolDeps): NeutralTool[] {
         if (!args.section || args.text === undefined) {
           throw new BatonToolError('notes', `${args.action} needs "section" and "text"`);
         }
+        const before = renderNotes(await deps.notes.read());
         const sections =
           args.action === 'write'
             ? await deps.notes.write(args.section, args.text)
             : await deps.notes.append(args.section, args.text);
+        await deps.noteWritten?.(before, renderNotes(sections));
         const usage = await deps.notes.usage();
         return {
           saved: args.section,

@@ -24,14 +24,17 @@ export class PromptMeasure {
     this.projectionRaw = raw;
   }
 
-  /** Uncalibrated count of the whole request with this system prompt (what calibration compares). */
-  raw(system: string): number {
-    return this.toolsRaw + this.counter.rawText(system) + this.projectionRaw;
+  /**
+   * Uncalibrated count of the whole request with this system prompt and trailing notices
+   * (a message of their own after the conversation): what calibration compares.
+   */
+  raw(system: string, trailer = ''): number {
+    return this.toolsRaw + this.counter.rawText(system) + this.projectionRaw + this.counter.rawText(trailer);
   }
 
-  /** Calibrated tokens of the whole request with this system prompt. */
-  tokens(system: string): number {
-    return this.counter.scale(this.raw(system));
+  /** Calibrated tokens of the whole request with this system prompt and trailing notices. */
+  tokens(system: string, trailer = ''): number {
+    return this.counter.scale(this.raw(system, trailer));
   }
 
   /** Calibrated tokens of everything but the conversation: what the ladder cannot evict. */

@@ -14,7 +14,10 @@ export interface CompactionPlan {
   truncateLimit: number;
 }
 
-type Thresholds = Pick<ResolvedOptions, 'compactAt' | 'targetAt' | 'truncateAt' | 'inputBudget'>;
+type Thresholds = Pick<
+  ResolvedOptions,
+  'compactAt' | 'targetAt' | 'truncateAt' | 'inputBudget' | 'minCompactionGain'
+>;
 
 /** Above `compactAt`: the ladder runs whatever the agent or a probe said. */
 export function backstopReached(tokens: number, options: Thresholds): boolean {
@@ -26,13 +29,18 @@ export function backstopReached(tokens: number, options: Thresholds): boolean {
  * explicit request compacts even below `targetAt` (the agent chose a closed unit of work), to
  * at most half of what is there; an overflow's request tightens the target and lets the
  * destructive stage reach it; a probe's COMPRESS (`early`) aims at 0 so the summarize stage
- * condenses the whole closed unit. Pure: the same inputs give the same plan.
+ * condenses the whole closed unit. The backstop waits while the prompt sits on a known
+ * `floor` (the lowest the ladder reached, above target): until it grew `minCompactionGain`
+ * of the budget above it, or crossed `truncateAt` (where older turns may be dropped), or the
+ * budget itself, running the ladder again would only break the cache for a few hundred
+ * tokens. Pure: the same inputs give the same plan.
  */
 export function planCompaction(
   before: number,
   request: CompactionRequest | undefined,
   early: boolean,
   options: Thresholds,
+  floor?: number,
 ): CompactionPlan {
   const budget = options.inputBudget;
   const target = early
@@ -40,11 +48,19 @@ export function planCompaction(
     : request
       ? Math.min(options.targetAt * budget * (request.tighten ?? 1), before * 0.5)
       : options.targetAt * budget;
+  const truncateLimit = request?.tighten ? target : options.truncateAt * budget;
+  const onFloor =
+    floor !== undefined && before - floor < minGain(options) && before <= truncateLimit && before <= budget;
   return {
-    run: backstopReached(before, options) || (request !== undefined && before > target),
+    run: (backstopReached(before, options) && !onFloor) || (request !== undefined && before > target),
     target,
-    truncateLimit: request?.tighten ? target : options.truncateAt * budget,
+    truncateLimit,
   };
+}
+
+/** Tokens a compaction the backstop started must free to be kept. */
+export function minGain(options: Pick<ResolvedOptions, 'minCompactionGain' | 'inputBudget'>): number {
+  return options.minCompactionGain * options.inputBudget;
 }
 
 /**

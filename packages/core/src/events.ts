@@ -22,6 +22,21 @@ export type BatonEvent =
   | { type: 'store-fallback'; reason: string }
   | { type: 'ledger-conflict'; expectedVersion: number; currentVersion: number }
   | { type: 'budget-exceeded'; tokens: number; budget: number; reason: string }
+  /**
+   * The backstop's ladder freed less than `minCompactionGain` of the budget: its decisions
+   * were dropped (the prompt and its cache stay as they were) and `floor` is what it reached.
+   */
+  | { type: 'compaction-skipped'; tokensBefore: number; floor: number; minGain: number }
+  /**
+   * Compaction could not reach its target; once per episode. `holders`: what the prompt that
+   * remains consists of, largest first (tokens by kind, never content).
+   */
+  | {
+      type: 'compaction-floor';
+      tokens: number;
+      target: number;
+      holders: Array<{ what: string; tokens: number }>;
+    }
   | {
       type: 'probe-decided';
       rubric: string;

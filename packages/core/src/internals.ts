@@ -9,12 +9,14 @@ export { LruCache } from './lru-cache.ts';
 export {
   entriesToPrompt,
   isBatonBlock,
+  isNoticesText,
   type PromptConversionCache,
   type PromptKeys,
   type PromptMessage,
   type PromptPart,
   promptToEntries,
   withSystemBlock,
+  withTrailer,
 } from './model-prompt.ts';
 export { NOTES_HEADING } from './notes.ts';
 export { NOTICES_HEADING, renderNotices, unfitStepMessage } from './notices.ts';

@@ -130,11 +130,24 @@ export function isUnfitReply(message: PromptMessage): boolean {
 }
 
 export function isBatonBlock(message: PromptMessage): boolean {
-  return (
-    message.role === 'system' &&
-    typeof message.content === 'string' &&
-    (message.content.startsWith(NOTES_HEADING) || message.content.startsWith(NOTICES_HEADING))
-  );
+  if (message.role === 'system')
+    return (
+      typeof message.content === 'string' &&
+      (message.content.startsWith(NOTES_HEADING) || message.content.startsWith(NOTICES_HEADING))
+    );
+  // The trailing notices of a step a host carried forward (see `withTrailer`).
+  return message.role === 'user' && isNoticesText(soleText(message));
+}
+
+/** Whether a message text is Baton's trailing notices (what `withTrailer` adds). */
+export function isNoticesText(text: string | undefined): boolean {
+  return text !== undefined && text.startsWith(NOTICES_HEADING);
+}
+
+function soleText(message: PromptMessage): string | undefined {
+  if (typeof message.content === 'string') return message.content;
+  const [part, ...rest] = message.content;
+  return rest.length === 0 && part?.type === 'text' && typeof part.text === 'string' ? part.text : undefined;
 }
 
 /** How `promptToEntries` keys the entries of a host that gives its messages no ids. */
@@ -226,10 +239,21 @@ export function entriesToPrompt(entries: readonly Entry[], cache?: PromptConvers
   });
 }
 
-/** Puts Baton's system block (notes, notices) right after the leading system messages. */
+/** Puts Baton's system block (the notes) right after the leading system messages. */
 export function withSystemBlock(messages: PromptMessage[], block: string): PromptMessage[] {
   if (block.length === 0) return messages;
   let at = 0;
   while (at < messages.length && messages[at]!.role === 'system') at++;
   return [...messages.slice(0, at), { role: 'system', content: block }, ...messages.slice(at)];
+}
+
+/**
+ * Appends this step's notices as a last user message: after the conversation the model reads
+ * them last, and no byte of the cached prefix before them changes (DESIGN.md, cache rule).
+ * The host's history never keeps it: the next call's prompt is this one minus the trailer,
+ * plus what happened since.
+ */
+export function withTrailer(messages: PromptMessage[], trailer: string): PromptMessage[] {
+  if (trailer.length === 0) return messages;
+  return [...messages, { role: 'user', content: [{ type: 'text', text: trailer }] }];
 }

@@ -14,4 +14,31 @@ describe('compaction notices', () => {
       expect(notice?.text).not.toMatch(/-\d+ tokens/);
     }
   });
+
+  it('gives folds one line (their placeholders carry the refs) and every other span a line with its recall', () => {
+    const result = (seq: number, name: string) =>
+      createEntry(seq, 'tool', [
+        { type: 'tool-result', callId: `c${seq}`, name, output: 'x'.repeat(500), isError: false },
+      ]);
+    const folds = [4, 6, 8].map((seq) => ({
+      stage: 'fold-tool-results',
+      from: seq,
+      to: seq,
+      entries: [result(seq, seq === 8 ? 'grep' : 'read_file')],
+    }));
+    const dropped = {
+      stage: 'drop-stale-tool-traffic',
+      from: 10,
+      to: 11,
+      entries: [createEntry(10, 'user', 'a'), createEntry(11, 'user', 'b')],
+    };
+    const [notice] = compactionNotices([...folds, dropped], 900, 10_000);
+    const lines = notice!.text.split('\n').filter((line) => line.startsWith('- '));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe(
+      '- seq 4-8 (fold-tool-results, 3 tool results): read_file ×2, grep; each is now a one-line placeholder in place, with its recall ref',
+    );
+    expect(lines[1]).toContain('seq 10-11 (drop-stale-tool-traffic, 2 messages)');
+    expect(lines[1]).toContain('recall({ "from": 10, "to": 11 })');
+  });
 });

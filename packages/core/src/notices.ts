@@ -1,6 +1,7 @@
 import { formatTokens as fmt } from './format.ts';
 import type { Notice } from './prepared.ts';
 import { previewChars } from './stages/degrade.ts';
+import { FOLD_STAGE } from './stages/fold-tool-results.ts';
 import { recallRangeHint, recallRefHint, resultRef } from './stages/spans.ts';
 import {
   type Entry,
@@ -49,6 +50,17 @@ export function warningNotice(tokens: number, budget: number, compactAt: number)
   };
 }
 
+/** "read_file ×12, grep ×3": the tools of folded results, most frequent first. */
+function toolCounts(entries: readonly Entry[]): string {
+  const counts = new Map<string, number>();
+  for (const result of entries.flatMap(toolResults))
+    counts.set(result.name, (counts.get(result.name) ?? 0) + 1);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => (n === 1 ? name : `${name} ×${n}`))
+    .join(', ');
+}
+
 export function evictionNotice(spans: readonly EvictedSpan[], tokensFreed: number): Notice {
   const stages = [...new Set(spans.map((s) => s.stage))].join(', ');
   // A span a later, wider one of the same run took in (a fold then dropped) needs no line of its own.
@@ -58,12 +70,26 @@ export function evictionNotice(spans: readonly EvictedSpan[], tokensFreed: numbe
         (other, j) => j > i && other.from <= span.from && other.to >= span.to && other.from < other.to,
       ),
   );
-  const lines = listed.map((span) => {
-    const single = span.entries.length === 1 && span.from === span.to;
-    const how = single ? recallRefHint(span.entries[0]!.key) : recallRangeHint(span.from, span.to);
-    const range = span.from === span.to ? `seq ${span.from}` : `seq ${span.from}-${span.to}`;
-    return `- ${range} (${span.stage}, ${span.entries.length} message${span.entries.length === 1 ? '' : 's'}): ${describeSpan(span.entries)} -> ${how}`;
-  });
+  // A folded result stays in place as a placeholder naming its size, first line and recall
+  // ref, so the index gives the folds one line: repeating every ref here would cost as much
+  // as the placeholders (a fifth of a prompt after a long loop), paid again on every notice.
+  const folds = listed.filter((span) => span.stage === FOLD_STAGE);
+  const lines = listed
+    .filter((span) => span.stage !== FOLD_STAGE)
+    .map((span) => {
+      const single = span.entries.length === 1 && span.from === span.to;
+      const how = single ? recallRefHint(span.entries[0]!.key) : recallRangeHint(span.from, span.to);
+      const range = span.from === span.to ? `seq ${span.from}` : `seq ${span.from}-${span.to}`;
+      return `- ${range} (${span.stage}, ${span.entries.length} message${span.entries.length === 1 ? '' : 's'}): ${describeSpan(span.entries)} -> ${how}`;
+    });
+  if (folds.length > 0) {
+    const from = Math.min(...folds.map((s) => s.from));
+    const to = Math.max(...folds.map((s) => s.to));
+    const results = folds.flatMap((s) => s.entries);
+    lines.unshift(
+      `- ${from === to ? `seq ${from}` : `seq ${from}-${to}`} (${FOLD_STAGE}, ${results.length} tool result${results.length === 1 ? '' : 's'}): ${toolCounts(results)}; each is now a one-line placeholder in place, with its recall ref`,
+    );
+  }
   return {
     type: 'eviction',
     text: [

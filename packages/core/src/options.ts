@@ -41,6 +41,19 @@ const optionsSchema = z
     truncateAt: ratio('truncateAt').optional(),
     keep: z.number().int().nonnegative().default(3),
     /**
+     * Least share of the input budget a compaction the backstop starts must free, or its
+     * decisions are dropped and the prompt it could reach is kept as the floor (default 0.1).
+     * A compaction re-bills the whole prompt at the uncached price (a cache write) to save the
+     * freed tokens on later calls at the cached price (about a tenth): freeing a few hundred
+     * tokens never repays that. Requested compactions (the compact tool, a probe, an overflow)
+     * and prompts over the budget are not gated.
+     */
+    minCompactionGain: z
+      .number({ error: 'expected a number in [0, 1)' })
+      .min(0, 'minCompactionGain must be >= 0')
+      .lt(1, 'minCompactionGain must be < 1')
+      .default(0.1),
+    /**
      * Session objects kept in memory, least recently used dropped first (their ledger, state
      * and archive stay in the store; the next call for a dropped id reloads them).
      */

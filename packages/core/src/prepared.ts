@@ -6,22 +6,23 @@ import type { Entry } from './transcript.ts';
 export interface PrepareInput {
   /** The host's full history, converted (`fromOpenAIChat` or an adapter). */
   entries: readonly Entry[];
-  /** System prompt sent with the request (counted; notes and notices are appended to it). */
+  /** System prompt sent with the request (counted; the notes block is appended to it). */
   system?: string;
   /** Tools offered to the model (their schemas are counted). */
   tools?: readonly ToolSchema[];
   /**
    * `false` when the host already shows the notes in the history it passes (Mastra's working
-   * memory message): they are not rendered into `Prepared.system` a second time.
+   * memory message): they are not rendered into `Prepared.system` a second time, nor told of
+   * as a trailing notice.
    */
   renderNotes?: boolean;
   /** The host's model, for self-compaction probes and continuation summaries (adapters pass it). */
   model?: HostModel;
 }
 
-/** Something the agent should read before its next step (rendered at the end of `Prepared.system`). */
+/** Something the agent should read before its next step (rendered into `Prepared.trailer`). */
 export interface Notice {
-  type: 'warning' | 'eviction' | 'degrade' | 'unfit';
+  type: 'warning' | 'eviction' | 'degrade' | 'unfit' | 'notes' | 'floor';
   text: string;
 }
 
@@ -32,8 +33,17 @@ interface PreparedBase {
   entries: Entry[];
   /** The system prompt to send: the host's, then Baton's `block`. */
   system: string;
-  /** Baton's part of the system prompt alone: the agent's notes, then this step's notices ('' when none). */
+  /**
+   * Baton's part of the system prompt alone: the agent's notes as of the last compaction (''
+   * when none). It changes only when a compaction breaks the cached prefix anyway.
+   */
   block: string;
+  /**
+   * This step's notices rendered as one text ('' when none). Hosts send it as a last user
+   * message after the conversation (the model reads it last, and no cached byte before it
+   * changes); it is never stored in the host's history.
+   */
+  trailer: string;
   /** Whether `entries` differ from the entries given (a compaction, a repair): hosts that rewrite their history need to. */
   changed: boolean;
   notices: Notice[];

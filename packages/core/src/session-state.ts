@@ -14,6 +14,19 @@ export interface SessionState {
   checkpoints: number;
   /** Self-compaction probe schedule (steps, last probe, last compaction, compactions). */
   probe?: ProbeSchedule;
+  /**
+   * The notes block in the cached prefix (rendered at the last compaction, so every worker
+   * sends the same bytes between compactions) and the hash of the notes the model knows of
+   * (that block, or what its own last notes write returned).
+   */
+  notes?: { block: string; known: string };
+  /**
+   * The ladder could not bring the prompt below its target (what it cannot evict holds it up):
+   * compaction waits until the prompt grew `minCompactionGain` above `tokens`. `told` once the
+   * agent was told; `turn` is the key of the latest user message then (a new turn makes the
+   * last one evictable, so the floor no longer holds).
+   */
+  floor?: { tokens: number; told: boolean; turn?: string };
   /** The provider-reported / estimated token ratio learnt so far (survives a restart). */
   calibration?: { ratio: number; observations: number };
 }

@@ -123,15 +123,43 @@ describe('Session.prepare', () => {
     const session = createBaton({ contextWindow: 6_000 }).session('changed');
     const history = chat(60);
     const small = await session.prepare({ entries: history.slice(0, 5), system: 'HOST PROMPT' });
-    expect(small).toMatchObject({ outcome: 'ok', changed: false, block: '', system: 'HOST PROMPT' });
+    expect(small).toMatchObject({
+      outcome: 'ok',
+      changed: false,
+      block: '',
+      trailer: '',
+      system: 'HOST PROMPT',
+    });
+    // Written from outside the agent's notes tool (the host, another worker): the cached block
+    // stays as it was, and the model reads the change after the conversation until a compaction.
     await session.notes.write('plan', 'NOTE TEXT');
     const noted = await session.prepare({ entries: history.slice(0, 5), system: 'HOST PROMPT' });
-    expect(noted.changed).toBe(false);
-    expect(noted.block).toContain('NOTE TEXT');
-    expect(noted.system).toBe(`HOST PROMPT\n\n${noted.block}`);
+    expect(noted).toMatchObject({ changed: false, block: '', system: 'HOST PROMPT' });
+    expect(noted.notices.map((n) => n.type)).toEqual(['notes']);
+    expect(noted.trailer).toContain('NOTE TEXT');
     const compacted = await session.prepare({ entries: history, system: 'HOST PROMPT' });
     expect(compacted).toMatchObject({ outcome: 'compacted', changed: true });
+    expect(compacted.block).toContain('NOTE TEXT');
     expect(compacted.system).toBe(`HOST PROMPT\n\n${compacted.block}`);
+    expect(compacted.notices.map((n) => n.type)).not.toContain('notes');
+    expect(compacted.trailer).toContain('Context was compacted before this step');
+  });
+
+  it("keeps the notes block between compactions: the agent's own write is in its history, not a new prefix", async () => {
+    const session = createBaton({ contextWindow: 6_000 }).session('own-notes');
+    const history = chat(60);
+    const notesTool = session.tools.find((t) => t.name === 'notes')!;
+    await notesTool.execute({ action: 'write', section: 'plan', text: 'FIRST' });
+    const first = await session.prepare({ entries: history.slice(0, 5) });
+    expect(first.block).toContain('FIRST');
+    await notesTool.execute({ action: 'append', section: 'plan', text: 'SECOND' });
+    const second = await session.prepare({ entries: history.slice(0, 6) });
+    // Byte for byte the block of the call before, and no notice: the tool's result told the agent.
+    expect(second.block).toBe(first.block);
+    expect(second.trailer).toBe('');
+    const compacted = await session.prepare({ entries: history });
+    expect(compacted.outcome).toBe('compacted');
+    expect(compacted.block).toContain('FIRST\nSECOND');
   });
 
   it('gives an unfit outcome its reason, checkpoint and the one message every adapter ends the step with', async () => {

@@ -2,13 +2,15 @@ import { createAgentTools, type NeutralTool } from './agent-tools.ts';
 import { type ArchiveApi, archiveApi } from './archive.ts';
 import { PromptMeasure } from './budget.ts';
 import { type Checkpoint, checkpointSession, readCheckpoint, unfitReason } from './checkpoint.ts';
-import { backstopReached, nextWarning, planCompaction } from './controller.ts';
+import { backstopReached, minGain, nextWarning, planCompaction } from './controller.ts';
 import type { Engine } from './engine.ts';
 import { describeError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
+import { type FloorHolders, floorHolders, floorNotice } from './floor.ts';
 import { runLadder } from './ladder.ts';
 import { applyLedger } from './ledger.ts';
 import { Notes, type NotesApi, renderNotes } from './notes.ts';
+import { noteWritten, placeNotes } from './notes-placement.ts';
 import { compactionNotices, renderNotices, unfitNotice, unfitStepMessage, warningNotice } from './notices.ts';
 import { detectContextOverflow } from './overflow.ts';
 import type { Notice, Prepared, PrepareInput } from './prepared.ts';
@@ -20,6 +22,11 @@ import type { Entry } from './transcript.ts';
 /** An overflow retry aims this much lower than targetAt. */
 const OVERFLOW_TIGHTEN = 0.7;
 
+/** Key of the latest host user message: what a floor is valid for. */
+function latestRequestKey(entries: readonly Entry[]): string | undefined {
+  return entries.findLast((entry) => entry.role === 'user' && entry.meta?.synthetic === undefined)?.key;
+}
+
 function joinBlocks(...blocks: string[]): string {
   return blocks.filter((b) => b.length > 0).join('\n\n');
 }
@@ -28,8 +35,9 @@ function joinBlocks(...blocks: string[]): string {
  * One conversation's context manager. `prepare` runs before every model call: it repairs the
  * transcript, re-applies the persisted ledger, measures, runs the ladder when over
  * `compactAt` (or when the agent asked), archives what it evicts before returning, persists
- * its decisions, and renders the agent's notes and this step's notices into the system
- * prompt. It never throws for summarizer, stage or store failures (they become events).
+ * its decisions, and places the agent's notes (in the cached prefix, re-rendered only at a
+ * compaction) and this step's notices (after the conversation). It never throws for
+ * summarizer, stage or store failures (they become events).
  */
 export class Session {
   readonly id: string;
@@ -62,6 +70,7 @@ export class Session {
       notes: this.notes,
       archive: this.archive,
       requestCompaction: (instruction) => this.requestCompactionDurably(instruction),
+      noteWritten: (before, after) => this.recordNoteWritten(before, after),
       budgetNow: () => ({ tokens: this.lastTokens, target: options.targetAt * options.inputBudget }),
       recallLimit: Math.max(2_000, Math.floor(options.inputBudget * 0.1 * 3)),
     });
@@ -72,6 +81,15 @@ export class Session {
     const quiet = () => undefined;
     await this.record.load(quiet);
     this.requestCompaction(instruction);
+    if (this.record.loaded) await this.record.persistState(quiet);
+  }
+
+  /** The notes tool's path: what the agent now knows of its notes is stored, for whichever worker makes the next call. */
+  private async recordNoteWritten(before: string, after: string): Promise<void> {
+    const quiet = () => undefined;
+    await this.record.load(quiet);
+    if (!noteWritten(this.record.state, before, after)) return;
+    this.record.touch();
     if (this.record.loaded) await this.record.persistState(quiet);
   }
 
@@ -200,12 +218,19 @@ export class Session {
       record.touch();
     }
 
-    // The ledger re-applied, then measured with the system prompt, the notes and the tools.
-    const notes = input.renderNotes === false ? '' : await this.renderedNotes(emit);
-    const baseSystem = joinBlocks(input.system ?? '', notes);
+    // The notes: in the cached prefix as the last compaction rendered them; a change made
+    // elsewhere since is a trailing notice (see notes-placement.ts).
+    const host = input.system ?? '';
+    const currentNotes = input.renderNotes === false ? '' : await this.renderedNotes(emit);
+    let notes = placeNotes(record.state, currentNotes, false);
+    if (notes.stateChanged) record.touch();
+    const trailerWith = (more: readonly Notice[]) =>
+      renderNotices([...notices, ...more, ...(notes.notice ? [notes.notice] : [])]);
+
+    // The ledger re-applied, then measured with the system prompt, the notes, the tools and the notices.
     let projection = applyLedger(repaired.entries, record.ledger.decisions);
     const measure = new PromptMeasure(counter, input.tools, projection);
-    const before = measure.tokens(baseSystem);
+    const before = measure.tokens(joinBlocks(host, notes.block), trailerWith([]));
     const budget = options.inputBudget;
     let outcome: 'ok' | 'compacted' = 'ok';
 
@@ -230,22 +255,28 @@ export class Session {
     // Below the backstop, a probe may choose this moment: the model judges its own trajectory.
     let early = false;
     if (!request && options.selfCompact && schedule && !backstopReached(before, options)) {
-      const context = { tokens: before, entries: projection, system: baseSystem, model: input.model };
+      const system = joinBlocks(host, notes.block);
+      const context = { tokens: before, entries: projection, system, model: input.model };
       if ((await probeIfDue(engine, options.selfCompact, schedule, context, emit)) === 'COMPRESS') {
         request = { instruction: options.selfCompact.rubric.summaryInstruction };
         early = true;
       }
     }
-    const plan = planCompaction(before, request, early, options);
+    // A floor holds for the turn it was found in: a new user message makes the last turn evictable.
+    const turn = latestRequestKey(repaired.entries);
+    const floor = record.state.floor?.turn === turn ? record.state.floor?.tokens : undefined;
+    const plan = planCompaction(before, request, early, options, floor);
 
     // The ladder, budget-gated; its evictions archived before the ledger keeps them.
     if (plan.run) {
+      // A compaction re-renders the notes block, so the ladder sizes against the notes as they are now.
+      const overhead = measure.overhead(joinBlocks(host, currentNotes ?? notes.block));
       let summaryFailed = false;
       const result = await runLadder({
         entries: projection,
         // A probe's COMPRESS condenses the whole closed unit: the summarize stage alone.
         stages: early ? engine.summarizeStages : engine.stages,
-        overhead: measure.overhead(baseSystem),
+        overhead,
         target: plan.target,
         budget,
         truncateLimit: plan.truncateLimit,
@@ -261,12 +292,28 @@ export class Session {
           emit(event);
         },
       });
+      // The backstop's own compactions must repay the cache write they cause. Requested ones
+      // (the agent chose the moment) are not gated, nor a prompt that would not fit the budget
+      // uncompacted with the notices this call may add (the floor's, a warning).
+      const floorTold = request === undefined ? this.floorNotice(result, plan.target, overhead) : undefined;
+      const noticeRoom =
+        (floorTold ? measure.text(floorTold.text) : 0) +
+        measure.text(warningNotice(before, budget, options.compactAt * budget).text);
+      const gated = request === undefined && before + noticeRoom <= budget;
+      const repays = before - result.tokens >= minGain(options);
       if (early && summaryFailed) {
         // An optional compaction whose summary failed is not worth a half-done context change.
         emit({
           type: 'self-compaction-abandoned',
           step: schedule?.steps ?? 0,
           reason: 'the continuation summary failed',
+        });
+      } else if (gated && !repays) {
+        emit({
+          type: 'compaction-skipped',
+          tokensBefore: before,
+          floor: result.tokens,
+          minGain: minGain(options),
         });
       } else if (result.decisions.length > 0 && (await record.commit(result.decisions, result.spans, emit))) {
         projection = result.entries;
@@ -275,28 +322,45 @@ export class Session {
         notices.push(...compactionNotices(result.spans, before - result.tokens, budget));
         if (schedule) recordSelfCompaction(engine, schedule, { early, before, result }, emit);
       }
+      if (request === undefined) {
+        this.recordFloor(result.tokens, plan.target, turn);
+        if (floorTold) {
+          notices.push({ type: floorTold.type, text: floorTold.text });
+          emit({
+            type: 'compaction-floor',
+            tokens: result.tokens,
+            target: plan.target,
+            holders: floorTold.holders,
+          });
+        }
+      }
     }
+    if (outcome === 'compacted') {
+      notes = placeNotes(record.state, currentNotes, true);
+      if (notes.stateChanged) record.touch();
+    }
+    const system = joinBlocks(host, notes.block);
 
     // Notices: the warning is decided on what the model reads this step, notices so far included.
-    const settled = measure.tokens(joinBlocks(baseSystem, renderNotices(notices)));
+    const settled = measure.tokens(system, trailerWith([]));
     const warning = nextWarning(record.state.warned, outcome === 'compacted', settled, options);
     if (warning.show) notices.push(warningNotice(settled, budget, options.compactAt * budget));
     if (warning.warned !== record.state.warned) {
       record.state.warned = warning.warned;
       record.touch();
     }
+    if (notes.notice) notices.push(notes.notice);
 
     // Over the budget even so: unfit, with a durable checkpoint, never an exception.
-    const block = joinBlocks(notes, renderNotices(notices));
-    const system = joinBlocks(input.system ?? '', block);
-    const raw = measure.raw(system);
+    const trailer = renderNotices(notices);
+    const raw = measure.raw(system, trailer);
     const after = counter.scale(raw);
     const changed =
       projection.length !== input.entries.length || projection.some((entry, i) => entry !== input.entries[i]);
-    const common = { entries: projection, system, block, changed, notices, events };
+    const common = { entries: projection, system, block: notes.block, trailer, changed, notices, events };
     let prepared: Prepared = { ...common, outcome, tokens: { before, after, budget } };
     if (after > budget) {
-      const reason = unfitReason(engine, projection, baseSystem, budget);
+      const reason = unfitReason(engine, projection, system, budget);
       emit({ type: 'budget-exceeded', tokens: after, budget, reason });
       const checkpointRef = await checkpointSession(
         engine,
@@ -323,7 +387,44 @@ export class Session {
     return prepared;
   }
 
-  private async renderedNotes(emit: (e: BatonEvent) => void): Promise<string> {
+  /**
+   * The notice of a floor a backstop compaction found (the lowest prompt its ladder reached,
+   * above target), with what holds it; undefined when there is none or the agent was told.
+   */
+  private floorNotice(
+    result: { entries: Entry[]; tokens: number },
+    target: number,
+    overhead: number,
+  ): (Notice & { holders: FloorHolders }) | undefined {
+    const { options, counter, pinPolicy } = this.engine;
+    if (result.tokens <= target || this.record.state.floor?.told) return undefined;
+    const holders = floorHolders(result.entries, overhead, (entry) => counter.count(entry), pinPolicy);
+    const notice = floorNotice(result.tokens, target, holders, {
+      grownBy: minGain(options),
+      truncateAt: options.truncateAt * options.inputBudget,
+    });
+    return { ...notice, holders };
+  }
+
+  /**
+   * Keeps the floor so the next calls of this turn do not run the ladder again for nothing
+   * (told once per episode); a compaction that reached its target ends the episode.
+   */
+  private recordFloor(tokens: number, target: number, turn: string | undefined): void {
+    const { record } = this;
+    if (tokens <= target) {
+      if (record.state.floor) {
+        delete record.state.floor;
+        record.touch();
+      }
+      return;
+    }
+    record.state.floor = { tokens, told: true, ...(turn === undefined ? {} : { turn }) };
+    record.touch();
+  }
+
+  /** The notes rendered now; undefined when they could not be read (the block stays as it was). */
+  private async renderedNotes(emit: (e: BatonEvent) => void): Promise<string | undefined> {
     try {
       // Re-read every call: notes written by another worker, or by the host's own memory tool
       // (Mastra's working memory), are in this call's prompt, not a stale copy.
@@ -331,7 +432,7 @@ export class Session {
       return renderNotes(await this.notesStore.sections());
     } catch (error) {
       emit({ type: 'store-failed', operation: 'readNotes', error: describeError(error) });
-      return '';
+      return undefined;
     }
   }
 }

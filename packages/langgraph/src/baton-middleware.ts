@@ -5,7 +5,7 @@ import { type BaseStore, Command, REMOVE_ALL_MESSAGES } from '@langchain/langgra
 import { createMiddleware } from 'langchain';
 import { createBatonTools } from './agent-tools.ts';
 import { type ChatModelLike, hostModelFor } from './host-model.ts';
-import { fromEntries, toEntries } from './message-conversion.ts';
+import { fromEntries, toEntries, trailerMessages } from './message-conversion.ts';
 import { type LangGraphBatonOptions, type RunIdentity, sessionsFor } from './sessions.ts';
 import { type ToolLike, toolSchemasOf } from './tool-schemas.ts';
 
@@ -103,7 +103,8 @@ export function batonMiddleware(options: BatonMiddlewareOptions) {
           sent = attempt;
           return handler({
             ...request,
-            messages: fromEntries(attempt.entries),
+            // Notes in the system prompt (changed only at a compaction), notices after the conversation.
+            messages: [...fromEntries(attempt.entries), ...trailerMessages(attempt.trailer)],
             systemPrompt: attempt.system,
           });
         },

@@ -4,7 +4,7 @@ import { AIMessage, type BaseMessage, RemoveMessage, SystemMessage } from '@lang
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { type BaseStore, END, type LangGraphRunnableConfig, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createBatonTools } from './agent-tools.ts';
-import { fromEntries, toEntries } from './message-conversion.ts';
+import { fromEntries, isNoticesMessage, toEntries, trailerMessages } from './message-conversion.ts';
 import { type LangGraphBatonOptions, sessionsFor } from './sessions.ts';
 import { type ToolLike, toolSchemasOf } from './tool-schemas.ts';
 
@@ -16,7 +16,7 @@ export interface CompactionNodeRequest {
   tools?: ReadonlyArray<ToolLike>;
 }
 
-/** Id of the system message that carries the agent's notes and this step's notices. */
+/** Id of the system message that carries the agent's notes (re-rendered only at a compaction). */
 export const CONTEXT_MESSAGE_ID = 'baton-context';
 
 function withContext(messages: BaseMessage[], block: string): BaseMessage[] {
@@ -32,9 +32,11 @@ function withContext(messages: BaseMessage[], block: string): BaseMessage[] {
 
 /**
  * A graph node for hand-built `StateGraph`s over `MessagesAnnotation` (rewrite mode): it runs
- * `prepare` on the thread's messages and, when the projection or the notes/notices block
- * changed, replaces the state's messages with it (`REMOVE_ALL_MESSAGES`), after the evicted
- * ones are archived in the graph's store. An `unfit` outcome appends an AIMessage that
+ * `prepare` on the thread's messages and, when the projection or the notes block changed (a
+ * compaction), replaces the state's messages with it (`REMOVE_ALL_MESSAGES`), after the
+ * evicted ones are archived in the graph's store. This step's notices are appended as a last
+ * HumanMessage and removed by the next run of the node, so the thread's prefix stays byte for
+ * byte what the model saw (prompt caches keep hitting). An `unfit` outcome appends an AIMessage that
  * explains it; route on it with `routeAfterCompaction`. Pass the model node's system prompt
  * and tools as `request` so the budget counts them (the node cannot see them otherwise).
  * Placeholder results for calls still awaiting theirs are never written into the state.
@@ -69,7 +71,8 @@ export function createCompactionNode(options: LangGraphBatonOptions, request: Co
       messages: state.messages,
     });
     const current = state.messages.find((m) => m.id === CONTEXT_MESSAGE_ID);
-    const history = state.messages.filter((m) => m.id !== CONTEXT_MESSAGE_ID);
+    const told = state.messages.filter(isNoticesMessage);
+    const history = state.messages.filter((m) => m.id !== CONTEXT_MESSAGE_ID && !isNoticesMessage(m));
     const prepared = await session.prepare({
       entries: toEntries(history),
       ...(request.systemPrompt ? { system: request.systemPrompt } : {}),
@@ -87,11 +90,18 @@ export function createCompactionNode(options: LangGraphBatonOptions, request: Co
             }),
           ]
         : [];
-    if (!prepared.changed && sameBlock) return { messages: unfit };
+    const trailer = trailerMessages(prepared.trailer);
+    if (!prepared.changed && sameBlock) {
+      // The last step's notices leave; the messages before them stay exactly as they were.
+      return {
+        messages: [...told.map((m) => new RemoveMessage({ id: m.id as string })), ...trailer, ...unfit],
+      };
+    }
     return {
       messages: [
         new RemoveMessage({ id: REMOVE_ALL_MESSAGES }),
         ...withContext(fromEntries(storableEntries(prepared.entries)), prepared.block),
+        ...trailer,
         ...unfit,
       ],
     };

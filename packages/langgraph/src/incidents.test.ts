@@ -1,3 +1,5 @@
+import { NOTICES_HEADING } from '@baton/core/internals';
+import { progressIn } from '@baton/test-support/incidents.ts';
 import { filler } from '@baton/testing';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { InMemoryStore } from '@langchain/langgraph';
@@ -7,11 +9,16 @@ import { z } from 'zod';
 import { batonMiddleware, degrade, summarize, truncateOldest } from './index.ts';
 
 const textOf = (messages: BaseMessage[]) => messages.map((m) => m.text).join('\n');
-const systemOf = (messages: BaseMessage[]) =>
-  messages
-    .filter((m) => m.type === 'system')
-    .map((m) => m.text)
-    .join('\n');
+/** Baton's notices of this call: the last message when it is the trailing notices message. */
+const noticesOf = (messages: BaseMessage[]) => {
+  const last = messages.at(-1);
+  return last?.type === 'human' && last.text.startsWith(NOTICES_HEADING) ? last.text : '';
+};
+/** The conversation without the trailing notices. */
+const conversationOf = (messages: BaseMessage[]) => (noticesOf(messages) ? messages.slice(0, -1) : messages);
+/** What the model reads, tool call arguments included (where its own notes writes are). */
+const visibleOf = (messages: BaseMessage[]) =>
+  messages.map((m) => `${m.text}\n${JSON.stringify((m as AIMessage).tool_calls ?? [])}`).join('\n');
 const call = (id: string, name: string, args: Record<string, unknown>) =>
   new AIMessage({ content: '', tool_calls: [{ id, name, args, type: 'tool_call' }] });
 
@@ -30,7 +37,8 @@ describe('incidents through createAgent', () => {
     const model = scripted(200, (messages, step) => {
       if (!textOf(messages).includes('STEP-12:'))
         return call(`s${step}`, 'load_skill', { name: 'deploy-v2' });
-      const progress = Number(/progress: (\d+)/.exec(systemOf(messages))?.[1] ?? 0);
+      // Its notes (in the system prompt as of the last compaction) or its own later writes.
+      const progress = progressIn(visibleOf(messages));
       if (progress >= 30) return new AIMessage(`deployed after ${progress} steps`);
       return new AIMessage({
         content: '',
@@ -86,7 +94,7 @@ describe('incidents through createAgent', () => {
       description: 'Fetch a shard dump',
       schema: z.object({ shard: z.number() }),
     });
-    let secondSystem = '';
+    let secondNotices = '';
     const model = scripted(3, (messages, step) => {
       if (step === 0) {
         return new AIMessage({
@@ -99,7 +107,7 @@ describe('incidents through createAgent', () => {
           })),
         });
       }
-      secondSystem = systemOf(messages);
+      secondNotices = noticesOf(messages);
       return new AIMessage('found it');
     });
     const agent = createAgent({
@@ -112,7 +120,7 @@ describe('incidents through createAgent', () => {
       { messages: [new HumanMessage('Fetch the shards.')] },
       { configurable: { thread_id: 'batch' } },
     );
-    expect(secondSystem).toMatch(/4 tool results were too large for the context window/);
+    expect(secondNotices).toMatch(/4 tool results were too large for the context window/);
     expect(result.messages.at(-1)!.text).toBe('found it');
 
     const tiny = createAgent({
@@ -136,12 +144,12 @@ describe('incidents through createAgent', () => {
     const FACT = 'INC-88213 traced to commit 4f1e9ab';
     let evicted = false;
     const model = scripted(60, (messages, step) => {
-      const last = messages.at(-1)!;
+      const last = conversationOf(messages).at(-1)!;
       if (evicted && last.type === 'tool')
         return new AIMessage(
           `root cause: ${/INC-\d+ traced to commit \w+/.exec(last.text)?.[0] ?? 'unknown'}`,
         );
-      if (!evicted && systemOf(messages).includes('Context was compacted')) {
+      if (!evicted && noticesOf(messages).includes('Context was compacted')) {
         evicted = true;
         expect(textOf(messages.filter((m) => m.type !== 'system'))).not.toContain(FACT);
         return call(`q${step}`, 'recall', { query: 'INC-88213' });

@@ -115,3 +115,22 @@ export function fromEntries(entries: readonly Entry[]): BaseMessage[] {
     return message;
   });
 }
+
+/** Id prefix of the message carrying a step's notices (after the conversation, never kept past the step). */
+export const NOTICES_MESSAGE_ID = 'baton-notices';
+
+/** Whether a message is the trailing notices of an earlier step (the compaction node stores them for one step). */
+export function isNoticesMessage(message: BaseMessage): boolean {
+  return typeof message.id === 'string' && message.id.startsWith(NOTICES_MESSAGE_ID);
+}
+
+/**
+ * This step's notices as the last message (a HumanMessage: every chat model accepts one
+ * after tool results, while some refuse a system message there). Empty when there are none.
+ */
+export function trailerMessages(trailer: string): HumanMessage[] {
+  if (trailer.length === 0) return [];
+  return [
+    new HumanMessage({ id: `${NOTICES_MESSAGE_ID}-${globalThis.crypto.randomUUID()}`, content: trailer }),
+  ];
+}

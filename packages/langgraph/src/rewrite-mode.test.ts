@@ -98,11 +98,14 @@ describe("batonMiddleware({ mode: 'rewrite' })", () => {
       expect(entries.reduce((sum, e) => sum + counter.raw(e), 0)).toBeLessThanOrEqual(8_000 - 1_600);
       expect(pairingViolation(entries.filter((e) => e.role !== 'system'))).toBeUndefined();
     }
-    // The model was told of each compaction once: in the call that compacted, never again after.
-    const notices = seen.map(
-      (messages) =>
-        messages.find((m) => m.type === 'system' && m.text.includes('Context was compacted'))?.text ?? '',
-    );
+    // The model was told of each compaction once, after the conversation, in the call that
+    // compacted; never again after (the state never keeps the notices).
+    const notices = seen.map((messages) => {
+      const last = messages.at(-1)!;
+      return last.type === 'human' && last.text.includes('Context was compacted') ? last.text : '';
+    });
+    for (const messages of seen)
+      expect(messages.slice(0, -1).some((m) => m.text.includes('Context was compacted'))).toBe(false);
     expect(notices.filter((n) => n.length > 0).length).toBeGreaterThan(0);
     const toldTwice = notices.filter((n, i) => n.length > 0 && notices.slice(i + 1).includes(n));
     expect(toldTwice).toEqual([]);

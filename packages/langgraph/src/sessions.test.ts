@@ -11,7 +11,10 @@ function recording(replies: Array<(messages: BaseMessage[]) => AIMessage>) {
   const model = fakeModel();
   for (const reply of replies) {
     model.respond((messages: BaseMessage[]) => {
-      prompts.push(messages.map((m) => m.text).join('\n'));
+      // Text and tool call arguments: everything the model reads.
+      prompts.push(
+        messages.map((m) => `${m.text}\n${JSON.stringify((m as AIMessage).tool_calls ?? [])}`).join('\n'),
+      );
       return reply(messages);
     });
   }
@@ -24,19 +27,36 @@ const writeNote = (text: string) => () =>
     tool_calls: [{ id: `n-${text}`, name: 'notes', args: { action: 'write', section: 'secret', text } }],
   });
 const answer = (text: string) => () => new AIMessage(text);
+/** The agent reads its notes with its own tool: the result shows what its session holds. */
+const readNotes = (id: string) => () =>
+  new AIMessage({
+    content: '',
+    tool_calls: [{ id: `r-${id}`, name: 'notes', args: { action: 'read' } }],
+  });
 
 describe('sessions at the LangGraph boundary', () => {
   it('gives two invocations without a thread_id sessions of their own: the second never sees the first one’s notes', async () => {
     const middleware = batonMiddleware({ contextWindow: 16_000 });
     const store = new InMemoryStore();
-    const first = recording([writeNote('ALPHA-NOTE'), answer('noted'), answer('second run')]);
+    const first = recording([
+      writeNote('ALPHA-NOTE'),
+      readNotes('alpha'),
+      answer('noted'),
+      readNotes('beta'),
+      answer('second run'),
+    ]);
     const agent = createAgent({ model: first.model, tools: [], middleware: [middleware], store });
     await agent.invoke({ messages: [new HumanMessage('remember ALPHA')] });
-    expect(first.prompts[1]).toContain('ALPHA-NOTE'); // the writer's own next call sees it
+    // The writer's own next calls see it: its write, then its notes as the tool reads them.
+    expect(first.prompts[1]).toContain('ALPHA-NOTE');
+    expect(first.prompts[2]).toMatch(/### secret\\nALPHA-NOTE/);
     await agent.invoke({ messages: [new HumanMessage('an unrelated conversation')] });
-    expect(first.prompts).toHaveLength(3);
-    expect(first.prompts[2]).not.toContain('ALPHA-NOTE');
-    expect(first.prompts[2]).toContain('an unrelated conversation');
+    expect(first.prompts).toHaveLength(5);
+    expect(first.prompts[3]).not.toContain('ALPHA-NOTE');
+    expect(first.prompts[3]).toContain('an unrelated conversation');
+    // Its own notes tool finds none of the first conversation's notes.
+    expect(first.prompts[4]).toContain('(no notes yet)');
+    expect(first.prompts[4]).not.toContain('ALPHA-NOTE');
   });
 
   it('isolates a sub-agent invoked from a tool on the same thread_id, unless sessionScope shares it', async () => {
@@ -61,6 +81,7 @@ describe('sessions at the LangGraph boundary', () => {
             content: '',
             tool_calls: [{ id: 'd1', name: 'delegate', args: { task: 'look around' } }],
           }),
+        readNotes('outer'),
         answer('outer done'),
       ]);
       const agent = createAgent({
@@ -75,8 +96,10 @@ describe('sessions at the LangGraph boundary', () => {
         { configurable: { thread_id: 'shared-thread' } },
       );
       expect(inner.prompts[1]).toContain('INNER-NOTE');
-      if (sessionScope === 'namespace') expect(outer.prompts[1]).not.toContain('INNER-NOTE');
-      else expect(outer.prompts[1]).toContain('INNER-NOTE');
+      // The outer agent reads its notes with its own tool: the sub-agent's only when shared.
+      expect(outer.prompts[2]).toContain('"action":"read"');
+      if (sessionScope === 'namespace') expect(outer.prompts[2]).not.toContain('INNER-NOTE');
+      else expect(outer.prompts[2]).toContain('INNER-NOTE');
     }
   });
 

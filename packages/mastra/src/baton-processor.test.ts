@@ -38,7 +38,13 @@ function memoryWith(workingMemory: boolean, scope: 'thread' | 'resource' = 'thre
 function sentTokens(prompt: PromptMessage[]): number {
   return (
     promptToEntries(prompt).reduce((sum, e) => sum + counter.raw(e), 0) +
-    prompt.filter(isBatonBlock).reduce((sum, m) => sum + counter.rawText(m.content as string), 0)
+    prompt
+      .filter(isBatonBlock)
+      .reduce(
+        (sum, m) =>
+          sum + counter.rawText(typeof m.content === 'string' ? m.content : JSON.stringify(m.content)),
+        0,
+      )
   );
 }
 
@@ -110,7 +116,7 @@ describe('BatonProcessor through a real Agent', () => {
     }, 60_000);
 
   for (const scope of ['thread', 'resource'] as const)
-    it(`shows a working-memory update made at step 3 in the prompt of step 4, and the notes tool writes working memory (${scope} scope)`, async () => {
+    it(`keeps working memory as the run (or a compaction) rendered it: an update is in the history, the prefix stays, and the notes tool writes working memory (${scope} scope)`, async () => {
       const memory = memoryWith(true, scope);
       const baton = batonProcessor({ contextWindow: 16_000, memory });
       const { model, calls } = scriptedModel(({ call }) => {
@@ -139,20 +145,25 @@ describe('BatonProcessor through a real Agent', () => {
         memory,
         ...baton.lists,
       });
-      await agent.generate('Fix the flaky test.', {
-        memory: { thread: 'wm-thread', resource: 'dev' },
-        maxSteps: 8,
-      });
+      const run = (text: string) =>
+        agent.generate(text, { memory: { thread: 'wm-thread', resource: 'dev' }, maxSteps: 8 });
+      await run('Fix the flaky test.');
 
       expect(calls).toHaveLength(5);
-      // The update of step 3 (call index 2) is in the very next call of the same run…
-      expect(calls[2]!.system).not.toContain('fix the flaky test in b.ts');
-      expect(calls[3]!.system).toContain('## goal\nfix the flaky test in b.ts');
-      // …and so is the notes tool's write, made through working memory.
-      expect(calls[4]!.system).toContain('## done\nread a.ts and b.ts');
-      expect(calls[4]!.system).toContain('## goal\nfix the flaky test in b.ts');
-      // Shown once: working memory is the notes, not a second copy in Baton's block.
-      expect(calls[4]!.system.split('read a.ts and b.ts').length - 1).toBe(1);
+      // No compaction in this run: the system prompt of every call is the one of the first, so
+      // each prompt starts with the one before byte for byte (the provider's cache keeps hitting)…
+      for (const call of calls.slice(1)) expect(call.system).toBe(calls[0]!.system);
+      for (let i = 1; i < calls.length; i++) {
+        const previous = calls[i - 1]!.prompt;
+        expect(JSON.stringify(calls[i]!.prompt.slice(0, previous.length))).toBe(JSON.stringify(previous));
+      }
+      // …and the update of step 3 reaches the next call as the agent's own tool call.
+      expect(calls[3]!.visible).toContain('fix the flaky test in b.ts');
+      // The next run renders working memory afresh (Mastra), notes tool write included, once.
+      await run('Go on.');
+      expect(calls[5]!.system).toContain('## goal\nfix the flaky test in b.ts');
+      expect(calls[5]!.system).toContain('## done\nread a.ts and b.ts');
+      expect(calls[5]!.system.split('read a.ts and b.ts').length - 1).toBe(1);
       expect(
         await memory.getWorkingMemory({
           threadId: scope === 'thread' ? 'wm-thread' : 'another-thread',
@@ -160,6 +171,39 @@ describe('BatonProcessor through a real Agent', () => {
         }),
       ).toBe('## goal\nfix the flaky test in b.ts\n\n## done\nread a.ts and b.ts');
     });
+
+  it('refreshes working memory where a compaction breaks the prefix anyway, and keeps it for the rest of the run', async () => {
+    const memory = memoryWith(true);
+    const baton = batonProcessor({ contextWindow: 16_000, memory });
+    const { model, calls } = scriptedModel(({ call }) => {
+      if (call === 1)
+        return { calls: [{ name: 'updateWorkingMemory', input: { memory: '## goal\nWM-AFTER-UPDATE' } }] };
+      if (call === 8) return { calls: [{ name: 'compact', input: { instruction: 'keep the goal' } }] };
+      if (call >= 11) return { text: 'ok' };
+      return { calls: [{ name: 'read_file', input: { path: `f${call}.ts` } }] };
+    });
+    const agent = new Agent({
+      id: 'wm-c',
+      name: 'wm-c',
+      instructions: 'Fix tests.',
+      model,
+      tools: workTools,
+      memory,
+      ...baton.lists,
+    });
+    await agent.generate('Fix the flaky test.', {
+      memory: { thread: 'wm-compact', resource: 'dev' },
+      maxSteps: 14,
+    });
+    expect(calls[8]!.system).not.toContain('WM-AFTER-UPDATE');
+    // Call 9 compacted (the compact tool): the prefix breaks there, and working memory is refreshed with it…
+    expect(calls[9]!.trailer).toContain('Context was compacted');
+    expect(calls[9]!.system).toContain('WM-AFTER-UPDATE');
+    // …and stays so for the run's later steps, whose prompts again extend the one before.
+    expect(calls[10]!.system).toBe(calls[9]!.system);
+    const previous = calls[9]!.prompt.slice(0, -1);
+    expect(JSON.stringify(calls[10]!.prompt.slice(0, previous.length))).toBe(JSON.stringify(previous));
+  });
 
   it('rejects options that are not a Mastra Memory or not valid Baton options with a typed error', () => {
     expect(() => batonProcessor({ contextWindow: 16_000, memory: {} as never })).toThrow(BatonConfigError);

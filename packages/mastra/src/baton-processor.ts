@@ -19,6 +19,7 @@ import {
   type UnfitInfo,
   unfitOf as unfitInfoOf,
   withSystemBlock,
+  withTrailer,
 } from '@baton/core/internals';
 import type { MastraMemory } from '@mastra/core/memory';
 import type {
@@ -40,6 +41,7 @@ import { unfitResponse } from './unfit-response.ts';
 import {
   refreshWorkingMemoryMessages,
   type ThreadScope,
+  withWorkingMemory,
   workingMemoryNotes,
 } from './working-memory-notes.ts';
 
@@ -79,6 +81,8 @@ interface RunState {
   tools?: ToolSchema[];
   /** This step ends as `unfit`: the model is not called; processOutputStep records the outcome. */
   unfit?: UnfitInfo | undefined;
+  /** Working memory as a compaction of this run last rendered it (Mastra's own, from the run start, until then). */
+  workingMemoryShown?: string;
 }
 
 interface MemoryContext {
@@ -114,9 +118,12 @@ function scopeOf(
  * `processor.lists` into the Agent's options:
  *
  * - `processInputStep` (every step): adds `notes`, `compact` and `recall` to the step's
- *   tools, and refreshes Mastra's working-memory message so a mid-run update is seen at once.
+ *   tools.
  * - `processLLMRequest`: the projection for this call only (view mode: Mastra's stored
- *   messages are never changed), notes and notices in a system message after the host's.
+ *   messages are never changed), the notes in a system message after the host's (re-rendered
+ *   only at a compaction; with working memory, Mastra's working-memory message is refreshed
+ *   there too), this step's notices in a last user message. So the prompt prefix is byte
+ *   stable between compactions and provider caches keep hitting.
  * - `processOutputStep`: the provider's input tokens calibrate the count.
  * - `processAPIError`: a context overflow is retried once after a harder compaction; a second
  *   one ends the step as `unfit`.
@@ -250,17 +257,16 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     const session = run.session as Session;
     const tools = { ...args.tools, ...batonTools(session) };
     run.tools = toolSchemasOf(tools);
-    if (this.workingMemory && this.options.memory && run.scope)
-      await this.refreshWorkingMemory(args, run.scope);
+    // The cache rule: Mastra renders working memory once per run; it changes in the prompt only
+    // where a compaction broke the cached prefix anyway (see processLLMRequest).
+    if (run.workingMemoryShown !== undefined) this.showWorkingMemory(args, run.workingMemoryShown);
     return { tools };
   }
 
-  private async refreshWorkingMemory(args: ProcessInputStepArgs<BatonTripwireMetadata>, scope: ThreadScope) {
-    const memory = this.options.memory as MastraMemory;
+  private showWorkingMemory(args: ProcessInputStepArgs<BatonTripwireMetadata>, text: string) {
     const tagged = args.messageList.getSystemMessages('memory');
     const texts = tagged.map((m) => (typeof m.content === 'string' ? m.content : ''));
-    const current = (await memory.getWorkingMemory(scope)) ?? '';
-    const refreshed = refreshWorkingMemoryMessages(texts, current);
+    const refreshed = refreshWorkingMemoryMessages(texts, text);
     if (!refreshed) return;
     args.messageList.clearSystemMessages('memory');
     tagged.forEach((message, i) => {
@@ -283,7 +289,16 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     );
     run.unfit = unfitInfoOf(prepared);
     if (run.unfit) return { response: unfitResponse(run.unfit) };
-    const prompt = withSystemBlock(entriesToPrompt(prepared.entries), prepared.system);
+    let prompt = withTrailer(
+      withSystemBlock(entriesToPrompt(prepared.entries), prepared.system),
+      prepared.trailer,
+    );
+    if (prepared.outcome === 'compacted' && this.workingMemory && run.scope) {
+      // The prefix breaks here anyway: working memory as it is now, in this call and the run's next steps.
+      const memory = this.options.memory as MastraMemory;
+      run.workingMemoryShown = (await memory.getWorkingMemory(run.scope)) ?? '';
+      prompt = withWorkingMemory(prompt, run.workingMemoryShown);
+    }
     return { prompt: prompt as unknown as ProcessLLMRequestArgs['prompt'] };
   }
 
@@ -310,7 +325,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
       ...(run.tools ? { tools: run.tools } : {}),
       // The agent's model answers probes and writes continuation summaries.
       ...(model ? { model } : {}),
-      // Working memory is in Mastra's own system message already (refreshed every step).
+      // Working memory is in Mastra's own system message already (refreshed at compactions).
       ...(this.workingMemory ? { renderNotes: false } : {}),
     });
   }

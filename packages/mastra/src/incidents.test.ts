@@ -68,14 +68,14 @@ describe('incidents through Agent.generate', () => {
   it('unfit batch: four huge fresh results become previews the model can page through; beyond that, a plain-words reply, no exception, no error log', async () => {
     const baton = batonProcessor({ model: 'gpt-4o' });
     let recalled: unknown;
-    const { model, calls } = scriptedModel(({ call, system, prompt }) => {
+    const { model, calls } = scriptedModel(({ call, trailer, prompt }) => {
       if (call === 0)
         return { calls: [0, 1, 2, 3].map((i) => ({ name: 'fetch_shard', input: { shard: i } })) };
       if (call === 1) {
-        const ref = /recall\(\{ "ref": "([^"]+)", "offset": 0/.exec(system)?.[1];
+        const ref = /recall\(\{ "ref": "([^"]+)", "offset": 0/.exec(trailer)?.[1];
         return { calls: [{ name: 'recall', input: { ref, offset: 100, limit: 50 } }] };
       }
-      recalled = JSON.stringify(prompt.at(-1));
+      recalled = JSON.stringify(prompt.at(trailer ? -2 : -1));
       return { text: 'found it' };
     });
     const agent = new Agent({
@@ -87,7 +87,7 @@ describe('incidents through Agent.generate', () => {
       ...baton.lists,
     });
     const result = await agent.generate('Fetch the four shards.', { maxSteps: 5 });
-    expect(calls[1]!.system).toMatch(
+    expect(calls[1]!.trailer).toMatch(
       /4 tool results were too large for the context window and are shown as head\/tail previews/,
     );
     expect(recalled).toContain(JSON.stringify(dump(0).repeat(6).slice(100, 150)).slice(1, -1));
@@ -141,14 +141,14 @@ describe('incidents through Agent.generate', () => {
     const FACT = INCIDENT_FACT;
     const baton = batonProcessor({ contextWindow: 8_000 });
     let evictedAt = -1;
-    const { model } = scriptedModel(({ call, system, visible, prompt }) => {
-      if (evictedAt < 0 && system.includes('Context was compacted')) {
+    const { model } = scriptedModel(({ call, trailer, visible, prompt }) => {
+      if (evictedAt < 0 && trailer.includes('Context was compacted')) {
         evictedAt = call;
         expect(visible).not.toContain(FACT);
         return { calls: [{ name: 'recall', input: { query: 'INC-88213' } }] };
       }
       if (evictedAt >= 0) {
-        const last = JSON.stringify(prompt.at(-1));
+        const last = JSON.stringify(prompt.at(trailer ? -2 : -1));
         return { text: `root cause: ${/INC-\d+ traced to commit \w+/.exec(last)?.[0] ?? 'unknown'}` };
       }
       return { calls: [{ name: 'search_logs', input: { page: call } }] };

@@ -46,7 +46,7 @@ describe('context overflow through processAPIError', () => {
     expect(result.text).toBe('all read');
     // The rejected call is retried with a smaller, compacted prompt that says so.
     expect(calls[6]!.visible.length).toBeLessThan(calls[5]!.visible.length);
-    expect(calls[6]!.system).toContain('Context was compacted');
+    expect(calls[6]!.trailer).toContain('Context was compacted');
   });
 
   for (const mode of ['generate', 'stream'] as const) {

@@ -79,9 +79,10 @@ export function workingMemoryNotes(
 const DATA = /<working_memory_data>\n?([\s\S]*?)\n?<\/working_memory_data>/;
 
 /**
- * Mastra injects working memory once per turn (a system message tagged `memory`); this puts
- * the current text in its place, so an update made mid-run is in the very next step.
- * Returns the refreshed message texts, or undefined when nothing changed.
+ * Mastra injects working memory once per run (a system message tagged `memory`); this puts
+ * another text in its place (the working memory a compaction rendered, so the run's later
+ * steps send the same prefix). Returns the refreshed message texts, or undefined when
+ * nothing changed.
  */
 export function refreshWorkingMemoryMessages(
   messages: readonly string[],
@@ -95,4 +96,16 @@ export function refreshWorkingMemoryMessages(
     return text.replace(DATA, () => `<working_memory_data>\n${current}\n</working_memory_data>`);
   });
   return changed ? refreshed : undefined;
+}
+
+/** A prompt with the working memory in its system messages replaced by `text` (the others as they are). */
+export function withWorkingMemory<M extends { role: string; content: unknown }>(
+  prompt: M[],
+  text: string,
+): M[] {
+  return prompt.map((message) => {
+    if (message.role !== 'system' || typeof message.content !== 'string') return message;
+    const [refreshed] = refreshWorkingMemoryMessages([message.content], text) ?? [];
+    return refreshed === undefined ? message : { ...message, content: refreshed };
+  });
 }

@@ -6,9 +6,11 @@ import type {
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
+import { trailerOf } from './trailer.ts';
 
 export { contextLengthError } from './context-length-error.ts';
 export { filler } from './filler.ts';
+export { conversationOf, isNoticesText, trailerOf } from './trailer.ts';
 
 /** What the scripted model decides at one call: tool calls or a final text. */
 export type ScriptedTurn = { calls: Array<{ name: string; input: unknown }> } | { text: string };
@@ -19,6 +21,8 @@ export interface ScriptedCall {
   /** Everything the model sees, as one string. */
   visible: string;
   system: string;
+  /** Baton's notices: the last message when it is the trailing notices message, else ''. */
+  trailer: string;
 }
 
 /**
@@ -36,7 +40,8 @@ export function scriptedModel(script: (call: ScriptedCall) => ScriptedTurn | Err
       .map((m) => m.content)
       .join('\n\n');
     const visible = JSON.stringify(options.prompt);
-    const turn = script({ step: step++, prompt: options.prompt, visible, system });
+    const trailer = trailerOf(options.prompt);
+    const turn = script({ step: step++, prompt: options.prompt, visible, system, trailer });
     if (turn instanceof Error) throw turn;
     const content: LanguageModelV4Content[] =
       'text' in turn

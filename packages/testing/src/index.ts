@@ -7,3 +7,4 @@ export {
   type StoreCapability,
   type StoreConformanceOptions,
 } from './store-conformance.ts';
+export { conversationOf, isNoticesText, trailerOf } from './trailer.ts';

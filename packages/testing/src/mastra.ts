@@ -1,8 +1,10 @@
 import type { PromptMessage } from '@baton/core/internals';
 import { MastraLanguageModelV2Mock } from '@mastra/core/test-utils/llm-mock';
+import { trailerOf } from './trailer.ts';
 
 export { contextLengthError } from './context-length-error.ts';
 export { filler } from './filler.ts';
+export { conversationOf, isNoticesText, trailerOf } from './trailer.ts';
 
 type DoStream = Extract<
   NonNullable<ConstructorParameters<typeof MastraLanguageModelV2Mock>[0]['doStream']>,
@@ -21,6 +23,8 @@ export interface ScriptedCall {
   visible: string;
   /** The system messages' text. */
   system: string;
+  /** Baton's notices: the last message when it is the trailing notices message, else ''. */
+  trailer: string;
 }
 
 type DoGenerate = Extract<
@@ -48,7 +52,7 @@ export function scriptedModel(script: (call: ScriptedCall) => ScriptedTurn) {
       .filter((m) => m.role === 'system')
       .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
       .join('\n\n');
-    const call: ScriptedCall = { call: calls.length, prompt, visible, system };
+    const call: ScriptedCall = { call: calls.length, prompt, visible, system, trailer: trailerOf(prompt) };
     calls.push(call);
     const turn = script(call);
     if (turn instanceof Error) throw turn;

@@ -8,6 +8,9 @@ export interface FoldToolResultsOptions {
   keep?: number;
 }
 
+/** The stage's name in events, the ledger and notices. */
+export const FOLD_STAGE = 'fold-tool-results';
+
 /** Results this short are cheaper than their placeholder. */
 const MIN_FOLD_CHARS = 400;
 const NOTICE_LINE_TOKENS = 40;
@@ -22,7 +25,7 @@ function placeholder(name: string, output: unknown, isError: boolean, ref: strin
  * placeholder naming the size, the first line and the recall ref. Calls stay, so pairing holds.
  */
 export function foldToolResults({ keep }: FoldToolResultsOptions = {}): Stage {
-  return defineStage('fold-tool-results', async function foldToolResultsStage(ctx) {
+  return defineStage(FOLD_STAGE, async function foldToolResultsStage(ctx) {
     const keepNewest = keep ?? ctx.options.keep;
     const freed = new FreedTokens(ctx);
     const candidates: Entry[] = [];
@@ -54,7 +57,7 @@ export function foldToolResults({ keep }: FoldToolResultsOptions = {}): Stage {
       // Each fold also costs a line in the eviction notice the agent reads next.
       const saving = ctx.count(entry) - ctx.count({ ...entry, parts }) - NOTICE_LINE_TOKENS;
       if (saving <= 0) continue;
-      decisions.push({ kind: 'fold', stage: 'fold-tool-results', key: entry.key, parts });
+      decisions.push({ kind: 'fold', stage: FOLD_STAGE, key: entry.key, parts });
       freed.add(saving);
     }
     return { decisions };
