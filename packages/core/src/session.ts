@@ -16,6 +16,7 @@ import { detectContextOverflow } from './overflow.ts';
 import type { Notice, Prepared, PrepareInput } from './prepared.ts';
 import { probeIfDue, probeScheduleOf, recordSelfCompaction, spanSummarizer } from './probe-step.ts';
 import { repairTranscript } from './repair.ts';
+import { PersistedCounts } from './persisted-counts.ts';
 import { SessionRecord } from './session-record.ts';
 import type { Entry } from './transcript.ts';
 
@@ -48,6 +49,7 @@ export class Session {
   private readonly engine: Engine;
   private readonly record: SessionRecord;
   private readonly notesStore: Notes;
+  private readonly counts: PersistedCounts;
   /** The last request's uncalibrated and calibrated size (what usage reports calibrate against). */
   private lastRawTotal = 0;
   private lastTokens = 0;
@@ -58,6 +60,7 @@ export class Session {
     const { options, counter } = engine;
     this.record = new SessionRecord(id, options.store, options.now);
     this.archive = archiveApi(options.store, id);
+    this.counts = new PersistedCounts(options.store, id, counter);
     this.notesStore = new Notes(
       options.notes,
       id,
@@ -194,7 +197,7 @@ export class Session {
       events.push(event);
       this.notify(event);
     };
-    await record.load(emit);
+    await Promise.all([record.load(emit), this.counts.load(emit)]);
     counter.resume(record.state.calibration);
 
     // Host entries -> a transcript the provider accepts (orphans archived, missing results answered).
@@ -382,6 +385,7 @@ export class Session {
       };
     }
     await record.persistState(emit);
+    await this.counts.save(projection, emit);
     this.lastRawTotal = raw;
     this.lastTokens = after;
     return prepared;

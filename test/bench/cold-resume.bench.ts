@@ -1,0 +1,73 @@
+/**
+ * Cold resume: a new process (a serverless request, a restarted worker) preparing a long
+ * conversation it has never seen in memory, reading the session from SQLite. With token
+ * counts persisted by content hash it tokenizes nothing it counted before; the baseline is
+ * the same prepare with nothing stored (an exact recount). Median of 7 runs each, new store
+ * handle, new Baton and new entry objects every run. Run: `pnpm bench`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createBaton, createEntry, type Entry, memoryStore, sqliteStore } from '@baton/core';
+import { filler } from '@baton/testing';
+import { corpusAvailable, loadCorpus } from '../support/transcripts.ts';
+
+const MESSAGES = 5_000;
+const RUNS = 7;
+const dir = mkdtempSync(join(tmpdir(), 'baton-cold-'));
+const path = join(dir, 'cold.db');
+
+// A coding-agent-like history: requests, replies and tool results of a few hundred characters.
+const history = (): Entry[] =>
+  Array.from({ length: MESSAGES }, (_, i) =>
+    createEntry(i, i % 2 === 0 ? 'user' : 'assistant', filler(400 + (i % 7) * 60, i)),
+  );
+const options = { contextWindow: 2_000_000 };
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await run();
+  return performance.now() - start;
+}
+
+// The conversation as a worker left it: its counts stored with its ledger.
+const writer = sqliteStore({ path });
+await createBaton({ ...options, store: writer })
+  .session('resume')
+  .prepare({ entries: history() });
+await writer.close();
+
+const recount: number[] = [];
+const resume: number[] = [];
+for (let run = 0; run < RUNS; run++) {
+  const entries = history();
+  recount.push(
+    await timed(() =>
+      createBaton({ ...options, store: memoryStore() })
+        .session('resume')
+        .prepare({ entries }),
+    ),
+  );
+  const again = history();
+  const reader = sqliteStore({ path });
+  resume.push(
+    await timed(() =>
+      createBaton({ ...options, store: reader })
+        .session('resume')
+        .prepare({ entries: again }),
+    ),
+  );
+  await reader.close();
+}
+rmSync(dir, { recursive: true, force: true });
+
+console.log(
+  `# Cold resume of a ${MESSAGES.toLocaleString('en-US')}-message conversation (Node ${process.version}, ${new Date().toISOString()})\n`,
+);
+console.log('| first prepare in a new process | median | share of the recount |');
+console.log('|---|---:|---:|');
+console.log(`| exact recount (nothing stored) | ${median(recount).toFixed(0)} ms | 100% |`);
+console.log(
+  `| resumed from SQLite (counts persisted) | ${median(resume).toFixed(0)} ms | ${((median(resume) / median(recount)) * 100).toFixed(1)}% |`,
+);
