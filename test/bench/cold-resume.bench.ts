@@ -2,12 +2,14 @@
  * Cold resume: a new process (a serverless request, a restarted worker) preparing a long
  * conversation it has never seen in memory, reading the session from SQLite. With token
  * counts persisted by content hash it tokenizes nothing it counted before; the baseline is
- * the same prepare with nothing stored (an exact recount). Median of 7 runs each, new store
- * handle, new Baton and new entry objects every run. Run: `pnpm bench`.
+ * the same prepare with nothing stored (an exact recount). Median of 7 runs each, every run
+ * in a process of its own (no tokenizer cache carried over). Run: `pnpm bench`.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createBaton, createEntry, type Entry, memoryStore, sqliteStore } from '@baton/core';
 import { filler } from '@baton/testing';
 import { corpusAvailable, loadCorpus } from '../support/transcripts.ts';
@@ -31,6 +33,20 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
+const mode = process.argv[2];
+if (mode === 'recount' || mode === 'resume') {
+  // One measurement in a process of its own: nothing of the tokenizer's caches carried over.
+  const entries = history();
+  const store = mode === 'resume' ? sqliteStore({ path: process.argv[3] as string }) : memoryStore();
+  const ms = await timed(() =>
+    createBaton({ ...options, store })
+      .session('resume')
+      .prepare({ entries }),
+  );
+  process.stdout.write(`${ms}\n`);
+  process.exit(0);
+}
+
 // The conversation as a worker left it: its counts stored with its ledger.
 const writer = sqliteStore({ path });
 await createBaton({ ...options, store: writer })
@@ -38,27 +54,16 @@ await createBaton({ ...options, store: writer })
   .prepare({ entries: history() });
 await writer.close();
 
+const self = fileURLToPath(import.meta.url);
+const measure = (what: 'recount' | 'resume') =>
+  Number(
+    execFileSync(process.execPath, [...process.execArgv, self, what, path], { encoding: 'utf8' }).trim(),
+  );
 const recount: number[] = [];
 const resume: number[] = [];
 for (let run = 0; run < RUNS; run++) {
-  const entries = history();
-  recount.push(
-    await timed(() =>
-      createBaton({ ...options, store: memoryStore() })
-        .session('resume')
-        .prepare({ entries }),
-    ),
-  );
-  const again = history();
-  const reader = sqliteStore({ path });
-  resume.push(
-    await timed(() =>
-      createBaton({ ...options, store: reader })
-        .session('resume')
-        .prepare({ entries: again }),
-    ),
-  );
-  await reader.close();
+  recount.push(measure('recount'));
+  resume.push(measure('resume'));
 }
 rmSync(dir, { recursive: true, force: true });
 

@@ -27,7 +27,11 @@ function countingTokenizer(): Tokenizer & { texts: number } {
 /** A long conversation that fits a large window: a new process must count all of it. */
 function conversation(messages: number): Entry[] {
   return Array.from({ length: messages }, (_, i) =>
-    createEntry(i, i % 2 === 0 ? 'user' : 'assistant', `message ${i}: ${'lorem ipsum dolor '.repeat(4)}${i * 7919}`),
+    createEntry(
+      i,
+      i % 2 === 0 ? 'user' : 'assistant',
+      `message ${i}: ${'lorem ipsum dolor '.repeat(4)}${i * 7919}`,
+    ),
   );
 }
 

@@ -63,7 +63,10 @@ export class PersistedCounts {
     }
     if (fresh.length < Math.max(MIN_BATCH, this.saved.size / 10)) return;
     const next = new Map([...this.saved, ...fresh]);
-    const value: CountsDocument = { tokenizer: this.counter.tokenizer.name, counts: Object.fromEntries(next) };
+    const value: CountsDocument = {
+      tokenizer: this.counter.tokenizer.name,
+      counts: Object.fromEntries(next),
+    };
     try {
       let put = await this.store.putDocument(NAMESPACE, this.sessionId, value, this.version);
       // Another worker saved its counts meanwhile: replacing them only costs a recount of what it added.

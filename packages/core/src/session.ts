@@ -13,10 +13,10 @@ import { Notes, type NotesApi, renderNotes } from './notes.ts';
 import { noteWritten, placeNotes } from './notes-placement.ts';
 import { compactionNotices, renderNotices, unfitNotice, unfitStepMessage, warningNotice } from './notices.ts';
 import { detectContextOverflow } from './overflow.ts';
+import { PersistedCounts } from './persisted-counts.ts';
 import type { Notice, Prepared, PrepareInput } from './prepared.ts';
 import { probeIfDue, probeScheduleOf, recordSelfCompaction, spanSummarizer } from './probe-step.ts';
 import { repairTranscript } from './repair.ts';
-import { PersistedCounts } from './persisted-counts.ts';
 import { SessionRecord } from './session-record.ts';
 import type { Entry } from './transcript.ts';
 
