@@ -19,10 +19,20 @@ const RUNS = 7;
 const dir = mkdtempSync(join(tmpdir(), 'baton-cold-'));
 const path = join(dir, 'cold.db');
 
-// A coding-agent-like history: requests, replies and tool results of a few hundred characters.
+// The texts of the corpus transcripts' messages (requests, replies, tool output), in order and
+// repeated to 5,000 plain messages, each made distinct; filler text without the corpus.
+const texts = corpusAvailable
+  ? loadCorpus().flatMap((t) =>
+      t.messages.map((m) =>
+        typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? m.tool_calls ?? ''),
+      ),
+    )
+  : Array.from({ length: 97 }, (_, i) => filler(400 + (i % 7) * 60, i));
+if (!corpusAvailable && process.argv[2] === undefined)
+  console.error('../shared/corpus not found: filler text instead of the corpus messages');
 const history = (): Entry[] =>
   Array.from({ length: MESSAGES }, (_, i) =>
-    createEntry(i, i % 2 === 0 ? 'user' : 'assistant', filler(400 + (i % 7) * 60, i)),
+    createEntry(i, i % 2 === 0 ? 'user' : 'assistant', `${texts[i % texts.length]} [${i}]`),
   );
 const options = { contextWindow: 2_000_000 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;

@@ -141,7 +141,7 @@ export function isBatonBlock(message: PromptMessage): boolean {
 
 /** Whether a message text is Baton's trailing notices (what `withTrailer` adds). */
 export function isNoticesText(text: string | undefined): boolean {
-  return text !== undefined && text.startsWith(NOTICES_HEADING);
+  return text?.startsWith(NOTICES_HEADING) === true;
 }
 
 function soleText(message: PromptMessage): string | undefined {

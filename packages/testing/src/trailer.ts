@@ -12,7 +12,7 @@ interface MessageLike {
  */
 export function trailerOf(prompt: readonly MessageLike[]): string {
   const last = prompt.at(-1);
-  if (!last || last.role !== 'user') return '';
+  if (last?.role !== 'user') return '';
   const content = last.content as string | ReadonlyArray<{ type?: unknown; text?: unknown }>;
   const text =
     typeof content === 'string'
