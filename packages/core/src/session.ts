@@ -224,13 +224,13 @@ export class Session {
     const currentNotes = input.renderNotes === false ? '' : await this.renderedNotes(emit);
     let notes = placeNotes(record.state, currentNotes, false);
     if (notes.stateChanged) record.touch();
-    const trailerWith = (more: readonly Notice[]) =>
-      renderNotices([...notices, ...more, ...(notes.notice ? [notes.notice] : [])]);
+    // The notices so far, the notes change included: what the trailer holds if nothing else is added.
+    const trailerSoFar = () => renderNotices(notes.notice ? [...notices, notes.notice] : notices);
 
     // The ledger re-applied, then measured with the system prompt, the notes, the tools and the notices.
     let projection = applyLedger(repaired.entries, record.ledger.decisions);
     const measure = new PromptMeasure(counter, input.tools, projection);
-    const before = measure.tokens(joinBlocks(host, notes.block), trailerWith([]));
+    const before = measure.tokens(joinBlocks(host, notes.block), trailerSoFar());
     const budget = options.inputBudget;
     let outcome: 'ok' | 'compacted' = 'ok';
 
@@ -342,7 +342,7 @@ export class Session {
     const system = joinBlocks(host, notes.block);
 
     // Notices: the warning is decided on what the model reads this step, notices so far included.
-    const settled = measure.tokens(system, trailerWith([]));
+    const settled = measure.tokens(system, trailerSoFar());
     const warning = nextWarning(record.state.warned, outcome === 'compacted', settled, options);
     if (warning.show) notices.push(warningNotice(settled, budget, options.compactAt * budget));
     if (warning.warned !== record.state.warned) {

@@ -1,4 +1,4 @@
-import { isNoticesText } from '@baton/core/internals';
+import { isBatonBlock, isNoticesText, type PromptMessage } from '@baton/core/internals';
 
 /** A prompt message of any AI SDK / Mastra shape: a role and string or part-array content. */
 interface MessageLike {
@@ -11,16 +11,9 @@ interface MessageLike {
  * trailing notices message (a user message after the conversation), else ''.
  */
 export function trailerOf(prompt: readonly MessageLike[]): string {
-  const last = prompt.at(-1);
-  if (last?.role !== 'user') return '';
-  const content = last.content as string | ReadonlyArray<{ type?: unknown; text?: unknown }>;
-  const text =
-    typeof content === 'string'
-      ? content
-      : content.length === 1 && content[0]?.type === 'text'
-        ? String(content[0].text)
-        : '';
-  return isNoticesText(text) ? text : '';
+  const last = prompt.at(-1) as PromptMessage | undefined;
+  if (last?.role !== 'user' || !isBatonBlock(last)) return '';
+  return typeof last.content === 'string' ? last.content : String(last.content[0]?.text);
 }
 
 /** The prompt without Baton's trailing notices message: the conversation as the host keeps it. */
