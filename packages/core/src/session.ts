@@ -13,6 +13,7 @@ import { Notes, type NotesApi, renderNotes } from './notes.ts';
 import { noteWritten, placeNotes } from './notes-placement.ts';
 import { compactionNotices, renderNotices, unfitNotice, unfitStepMessage, warningNotice } from './notices.ts';
 import { detectContextOverflow } from './overflow.ts';
+import { PersistedCounts } from './persisted-counts.ts';
 import type { Notice, Prepared, PrepareInput } from './prepared.ts';
 import { probeIfDue, probeScheduleOf, recordSelfCompaction, spanSummarizer } from './probe-step.ts';
 import { repairTranscript } from './repair.ts';
@@ -48,6 +49,7 @@ export class Session {
   private readonly engine: Engine;
   private readonly record: SessionRecord;
   private readonly notesStore: Notes;
+  private readonly counts: PersistedCounts;
   /** The last request's uncalibrated and calibrated size (what usage reports calibrate against). */
   private lastRawTotal = 0;
   private lastTokens = 0;
@@ -58,6 +60,7 @@ export class Session {
     const { options, counter } = engine;
     this.record = new SessionRecord(id, options.store, options.now);
     this.archive = archiveApi(options.store, id);
+    this.counts = new PersistedCounts(options.store, id, counter);
     this.notesStore = new Notes(
       options.notes,
       id,
@@ -194,7 +197,7 @@ export class Session {
       events.push(event);
       this.notify(event);
     };
-    await record.load(emit);
+    await Promise.all([record.load(emit), this.counts.load(emit)]);
     counter.resume(record.state.calibration);
 
     // Host entries -> a transcript the provider accepts (orphans archived, missing results answered).
@@ -382,6 +385,7 @@ export class Session {
       };
     }
     await record.persistState(emit);
+    await this.counts.save(projection, emit);
     this.lastRawTotal = raw;
     this.lastTokens = after;
     return prepared;

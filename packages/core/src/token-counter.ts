@@ -73,6 +73,11 @@ export class TokenCounter {
     return tokens;
   }
 
+  /** Takes a count measured before (persisted with the session) for content with this hash. */
+  remember(contentKey: string, tokens: number): void {
+    if (this.byContent.get(contentKey) === undefined) this.byContent.set(contentKey, tokens);
+  }
+
   /** Uncalibrated tokens of a free text (system prompt, rendered notes), memoized by value. */
   rawText(text: string): number {
     if (text.length === 0) return 0;
