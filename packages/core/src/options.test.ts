@@ -64,15 +64,53 @@ describe('createBaton options', () => {
 });
 
 describe('model catalog', () => {
-  it('matches by longest prefix, ignoring a provider prefix', () => {
+  it('finds exact ids, dated ids, family names and provider-prefixed names in the registry', () => {
     expect(lookupModel('anthropic/claude-sonnet-4-20250514')?.contextWindow).toBe(200_000);
     expect(lookupModel('gpt-4o-mini')?.contextWindow).toBe(128_000);
+    expect(lookupModel('gpt-4o-2024-08-06')).toBe(lookupModel('gpt-4o'));
     expect(lookupModel('gpt-4-turbo-2024-04-09')?.encoding).toBe('cl100k_base');
     expect(lookupModel('gpt-4.1-mini')?.contextWindow).toBe(1_047_576);
+    expect(lookupModel('gpt-5')?.encoding).toBe('o200k_base');
     expect(lookupModel('deepseek/deepseek-chat')?.contextWindow).toBe(128_000);
     expect(lookupModel('gemini-2.5-pro')?.contextWindow).toBe(1_048_576);
-    expect(lookupModel('mistral-large-latest')?.contextWindow).toBe(128_000);
+    expect(lookupModel('mistral-large-latest')?.contextWindow).toBe(131_072);
+    // A family name takes its dated snapshot, not a newer family that shares the prefix.
+    expect(lookupModel('claude-sonnet-4')).toBe(lookupModel('claude-sonnet-4-20250514'));
+    expect(lookupModel('codestral')).toBe(lookupModel('codestral-latest'));
     expect(lookupModel('qwen3-coder-480b')?.contextWindow).toBe(262_144);
     expect(lookupModel('unknown')).toBeUndefined();
+  });
+
+  it('carries prices with cache read and write, and no discount where the registry lists none', () => {
+    expect(lookupModel('claude-sonnet-4')?.pricing).toEqual({
+      input: 3,
+      output: 15,
+      cacheRead: 0.3,
+      cacheWrite: 3.75,
+    });
+    const gpt5 = lookupModel('openai/gpt-5')?.pricing;
+    expect(gpt5?.cacheRead).toBeLessThan(gpt5!.input / 5);
+    expect(gpt5?.cacheWrite).toBeUndefined();
+    // The registry lists gpt-3.5-turbo's cached read above its input price: taken as no discount.
+    expect(lookupModel('gpt-3.5-turbo')?.pricing?.cacheRead).toBeUndefined();
+    expect(lookupModel('gpt-oss-120b')?.pricing).toBeUndefined();
+  });
+
+  it('resolves the pricing of the model, the catalog option overriding the registry', () => {
+    expect(createBaton({ model: 'claude-sonnet-4-20250514' }).options.pricing?.cacheWrite).toBe(3.75);
+    expect(createBaton({ contextWindow: 10_000 }).options.pricing).toBeUndefined();
+    const pricing = { input: 2, output: 8, cacheRead: 0.2, cacheTtlMs: 3_600_000 };
+    const own = createBaton({
+      model: 'claude-sonnet-4-20250514',
+      catalog: { 'claude-sonnet-4': { contextWindow: 100_000, encoding: 'o200k_base', pricing } },
+    }).options;
+    expect(own.contextWindow).toBe(100_000);
+    expect(own.pricing).toEqual(pricing);
+    expect(
+      fails({
+        model: 'x',
+        catalog: { x: { contextWindow: 1000, encoding: 'o200k_base', pricing: { input: -1 } } },
+      }),
+    ).toMatch(/catalog\.x\.pricing/);
   });
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod/v4';
 import { BatonConfigError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
-import { lookupModel, MODEL_CATALOG, type ModelInfo } from './model-catalog.ts';
+import { lookupModel, type ModelInfo, type ModelPricing } from './model-catalog.ts';
 import { type NotesBackend, storeNotes } from './notes-backend.ts';
 import { type ResolvedSelfCompact, resolveSelfCompact, selfCompactSchema } from './self-compaction.ts';
 import type { Stage } from './stage.ts';
@@ -24,10 +24,21 @@ const positiveInt = z
 const fn = <T>(what: string) =>
   z.custom<T>((value) => typeof value === 'function', { error: `expected ${what}` });
 
+const price = z.number({ error: 'expected USD per million tokens' }).nonnegative();
 const modelInfoSchema = z.object({
   contextWindow: positiveInt,
   maxOutput: positiveInt.optional(),
   encoding: z.enum(['o200k_base', 'cl100k_base']),
+  pricing: z
+    .object({
+      input: price,
+      output: price,
+      cacheRead: price.optional(),
+      cacheWrite: price.optional(),
+      cacheTtlMs: positiveInt.optional(),
+    })
+    .strict()
+    .optional(),
 });
 
 const optionsSchema = z
@@ -159,6 +170,8 @@ export interface ResolvedOptions
   /** Tokens the rendered notes may take. Default 10% of the input budget. */
   notesCap: number;
   contextWindow: number;
+  /** The model's prices, when `model` names a priced catalog entry (what `costMeter` bills with). */
+  pricing?: ModelPricing | undefined;
   reserveOutput: number;
   /** contextWindow - reserveOutput: what the prompt may use. */
   inputBudget: number;
@@ -214,8 +227,11 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
   if (!(o.warnAt <= o.compactAt))
     fail('warnAt', `must be at or below compactAt (${o.compactAt}), received ${o.warnAt}`);
 
-  const catalog: Record<string, ModelInfo> = { ...MODEL_CATALOG, ...o.catalog };
-  const info = o.model ? lookupModel(o.model, catalog) : undefined;
+  // The user's entries first: `claude-sonnet-4` there overrides every dated id of the family.
+  const info = o.model
+    ? ((o.catalog ? lookupModel(o.model, o.catalog as Record<string, ModelInfo>) : undefined) ??
+      lookupModel(o.model))
+    : undefined;
   const contextWindow = o.contextWindow ?? info?.contextWindow;
   if (contextWindow === undefined) {
     fail(
@@ -239,6 +255,7 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
   return {
     ...o,
     contextWindow: window,
+    ...(info?.pricing ? { pricing: info.pricing } : {}),
     reserveOutput,
     inputBudget: window - reserveOutput,
     notesCap: o.notesCap ?? Math.max(64, Math.floor((window - reserveOutput) * 0.1)),
