@@ -1,14 +1,28 @@
 /**
  * Replays a long generated coding-agent transcript through Baton, one model call at a time,
- * and prints the context size against the budget and every ladder event. At the end it
- * recalls an evicted tool result to show nothing was lost.
+ * and prints the context size against the budget, what each call costs with the provider's
+ * prompt cache, and every ladder event. At the end it compares the bill with sending the whole
+ * history, and recalls an evicted tool result to show nothing was lost.
  *
  *   npx -y pnpm@12.4.2 demo            (from the repository root)
+ *   BATON_DEMO_MODEL=gpt-4o npx -y pnpm@12.4.2 demo
  */
-import { type BatonEvent, createBaton, type Entry, fromOpenAIChat, type OpenAIMessage } from '@baton/core';
+import {
+  type BatonEvent,
+  costMeter,
+  createBaton,
+  type Entry,
+  fromOpenAIChat,
+  type OpenAIMessage,
+  promptBlocks,
+  TokenCounter,
+  tokenPricing,
+} from '@baton/core';
 
 const WINDOW = Number(process.env.BATON_DEMO_WINDOW ?? 16_000);
 const STEPS = Number(process.env.BATON_DEMO_STEPS ?? 150);
+/** Prices (USD) come from the model registry; a model without prices is billed in tokens only. */
+const MODEL = process.env.BATON_DEMO_MODEL ?? 'claude-sonnet-4';
 
 /** A deterministic agent session: read files, run tests, edit, with occasional user follow-ups. */
 function generateTranscript(steps: number): OpenAIMessage[] {
@@ -85,14 +99,27 @@ function describe(event: BatonEvent): string {
 
 const messages = generateTranscript(STEPS);
 const history: Entry[] = fromOpenAIChat(messages);
-const baton = createBaton({ contextWindow: WINDOW });
+const baton = createBaton({ contextWindow: WINDOW, model: MODEL });
 const session = baton.session('demo');
-const { inputBudget, compactAt, targetAt } = baton.options;
+const { inputBudget, compactAt, targetAt, pricing } = baton.options;
 
-console.log(`Baton replay demo: ${messages.length} messages, context window ${fmt(WINDOW)} tokens`);
+// Each call billed as a provider bills it: the prefix a previous prompt shares is read from the
+// cache at a tenth of the price, the rest written. Baton's prompts, and the whole history for
+// comparison (which would overflow the window: what it would cost if the window allowed it).
+// A shared prefix under 1,024 tokens is not cached (OpenAI's and Anthropic's minimum).
+const counter = new TokenCounter(baton.options.tokenizer, baton.options.opaqueTokens);
+const meters = (prices = tokenPricing()) => ({
+  baton: costMeter({ pricing: prices, minCachedTokens: 1_024 }),
+  whole: costMeter({ pricing: prices, minCachedTokens: 1_024 }),
+});
+const tokens = meters();
+const dollars = pricing ? meters(pricing) : undefined;
+
+console.log(`Baton replay demo: ${messages.length} messages, context window ${fmt(WINDOW)} tokens, ${MODEL}`);
 console.log(
-  `input budget ${fmt(inputBudget)} | compact at ${fmt(compactAt * inputBudget)} | target ${fmt(targetAt * inputBudget)}\n`,
+  `input budget ${fmt(inputBudget)} | compact at ${fmt(compactAt * inputBudget)} | target ${fmt(targetAt * inputBudget)}`,
 );
+console.log('cost: input-token equivalents of the call (cached reads at 0.1)\n');
 
 let calls = 0;
 let compactions = 0;
@@ -103,7 +130,15 @@ for (let i = 1; i <= history.length; i++) {
   calls++;
   peak = Math.max(peak, prepared.tokens.after);
   if (prepared.outcome !== 'ok') compactions++;
-  const line = `call ${String(calls).padStart(3)}  ${bar(prepared.tokens.after, inputBudget)} ${fmt(prepared.tokens.after).padStart(6)} / ${fmt(inputBudget)}  (before: ${fmt(prepared.tokens.before)})`;
+  // The reply is the transcript's next message (none after the last one).
+  const outputTokens = i < history.length ? counter.raw(history[i]!) : 0;
+  const sent = promptBlocks(prepared, counter);
+  const whole = promptBlocks({ entries: history.slice(0, i) }, counter);
+  const cost = tokens.baton.bill({ prompt: sent, outputTokens }).cost;
+  tokens.whole.bill({ prompt: whole, outputTokens });
+  dollars?.baton.bill({ prompt: sent, outputTokens });
+  dollars?.whole.bill({ prompt: whole, outputTokens });
+  const line = `call ${String(calls).padStart(3)}  ${bar(prepared.tokens.after, inputBudget)} ${fmt(prepared.tokens.after).padStart(6)} / ${fmt(inputBudget)}  (before: ${fmt(prepared.tokens.before)})  cost ${fmt(Math.round(cost)).padStart(6)}`;
   console.log(prepared.outcome === 'ok' ? line : `${line}  ${prepared.outcome.toUpperCase()}`);
   for (const event of prepared.events) console.log(`          -> ${describe(event)}`);
   // What the agent itself is told (rendered at the end of its system prompt).
@@ -115,6 +150,14 @@ const records = await session.archive.range(0, history.length);
 console.log(
   `\n${calls} model calls, ${compactions} compactions, peak ${fmt(peak)} tokens of ${fmt(inputBudget)}; ${records.length} messages archived.`,
 );
+const bill = (name: 'baton' | 'whole') => {
+  const { cost, cachedTokens, inputTokens } = tokens[name].totals;
+  const usd = dollars ? `, $${dollars[name].totals.cost.toFixed(4)}` : '';
+  return `${fmt(Math.round(cost))} input-token equivalents${usd}, ${((100 * cachedTokens) / inputTokens).toFixed(1)}% of input read from the cache`;
+};
+console.log(`cost with Baton:           ${bill('baton')}`);
+console.log(`sending the whole history: ${bill('whole')} (if the window allowed it)`);
+if (!dollars) console.log(`(no USD: the registry has no prices for ${MODEL})`);
 const folded = records.find((r) => r.entry.role === 'tool');
 if (folded) {
   const original = history.find((e) => e.key === folded.ref)!;

@@ -216,9 +216,39 @@ describe('the baton binary', () => {
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
     expect(html).toContain('<polyline class="series baton"');
+    for (const key of ['baton', 'none', 'interval', 'deleteOldest'])
+      expect(html).toContain(`<polyline class="cost-series ${key}"`);
+    expect(html).toContain('<table class="costs">');
     expect(html).toContain('targetAt');
     expect(html).toMatch(/<td>\d+<\/td><td>stage-completed<\/td>/);
     expect(result.stdout).toMatch(/\d+ entries archived/);
+  });
+
+  it('prints what each policy cost, in USD only when --model names a priced model', async () => {
+    const path = file('costs.json', openai);
+    // policy, compactions, peak, over budget, opening lost, tokens billed, 0.1x, 1.25x, [USD,] cached
+    const row = (usd: boolean) =>
+      new RegExp(
+        `^no compaction(?:\\s+[\\d,]+){5}\\s+([\\d,]+)\\s+([\\d,]+)${usd ? '\\s+\\$([\\d.]+)' : ''}\\s+([\\d.]+)%$`,
+        'm',
+      );
+    const priced = await baton('replay', path, '--window', '8k', '--model', 'claude-sonnet-4');
+    expect(priced.code).toBe(0);
+    expect(priced.stdout).toMatch(/^policy .* cost 0\.1x read\s+1\.25x write\s+USD\s+cached$/m);
+    const [, read, write, usd, cached] = row(true).exec(priced.stdout) ?? [];
+    const tokens = (s: string | undefined) => Number(s?.replaceAll(',', ''));
+    // Every call but the first reads the whole previous history from the cache.
+    expect(Number(cached)).toBeGreaterThan(90);
+    expect(tokens(write)).toBeGreaterThan(tokens(read));
+    expect(Number(usd)).toBeGreaterThan(0);
+    expect(priced.stdout).toContain(
+      'USD: claude-sonnet-4 at its registry prices per million tokens: input $3,',
+    );
+
+    const unpriced = await baton('replay', path, '--window', '8k');
+    expect(unpriced.stdout).not.toMatch(/USD\s+cached$/m);
+    expect(unpriced.stdout).toMatch(row(false));
+    expect(unpriced.stdout).toContain('USD: not shown: no --model names a priced model.');
   });
 
   it.skipIf(skipUnless(corpusAvailable, CORPUS_MISSING))(

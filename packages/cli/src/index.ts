@@ -1,3 +1,4 @@
+export type { PolicyCosts, PolicyKey } from './billing.ts';
 export {
   FORMATS,
   type FormatName,
@@ -7,8 +8,8 @@ export {
 } from './formats.ts';
 export { type Inspection, inspectTranscript } from './inspect.ts';
 export { type Io, main, USAGE, UsageError } from './main.ts';
+export { heuristicJudge } from './offline-judge.ts';
 export {
-  heuristicJudge,
   modelCalls,
   type PolicySummary,
   type ReplayOptions,

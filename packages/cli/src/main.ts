@@ -2,10 +2,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBaton, RUBRICS, type RubricName, type Store, sqliteStore } from '@baton/core';
+import { fmt } from './chart.ts';
+import { costNote } from './cost-report.ts';
 import { FORMATS, parseTranscript, TranscriptFormatError } from './formats.ts';
 import { inspectTranscript } from './inspect.ts';
-import { type ReplayResult, replay, type StepRecord } from './replay.ts';
-import { describeEvent, renderReport } from './report.ts';
+import { replay } from './replay.ts';
+import { progress, summaryTable } from './replay-text.ts';
+import { renderReport } from './report.ts';
 
 export const USAGE = `baton: what Baton would have done to your agent's transcript
 
@@ -15,6 +18,7 @@ export const USAGE = `baton: what Baton would have done to your agent's transcri
 
   <file>: ${Object.values(FORMATS).join('; ')}.
   --window        context window in tokens (128k, 1m or a number); default: the model's, else 128k
+  --model         window, tokenizer and prices (the USD column) from the model registry
   --self-compact  probes with a rubric (${Object.keys(RUBRICS).join(', ')}); offline, answered by a heuristic
   --store         memory (default) or sqlite:<path>
   --interval      steps between compactions of the fixed-interval baseline (default 10)
@@ -49,48 +53,6 @@ function parseStore(raw: string | undefined): Store | undefined {
   if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length)
     return sqliteStore({ path: raw.slice('sqlite:'.length) });
   throw new UsageError(`--store: expected memory or sqlite:<path>, got ${JSON.stringify(raw)}`);
-}
-
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-
-function progress(io: Io) {
-  let last = '';
-  return (record: StepRecord, total: number) => {
-    const events = record.events.map(describeEvent).filter((e): e is string => e !== undefined);
-    if (events.length > 0) last = events.at(-1) as string;
-    if (io.isTTY) {
-      const width = 24;
-      const done = Math.round((record.step / total) * width);
-      io.err(
-        `\r[${'#'.repeat(done)}${'-'.repeat(width - done)}] step ${record.step}/${total}  context ${fmt(record.baton)} tokens  ${last}`
-          .slice(0, 150)
-          .padEnd(150),
-      );
-      if (record.step === total) io.err('\n');
-    } else {
-      for (const event of events) io.err(`step ${record.step}: ${event}\n`);
-    }
-  };
-}
-
-function summaryTable(result: ReplayResult): string {
-  const rows = [
-    ['policy', 'compactions', 'peak tokens', 'over budget', 'opening lost', 'tokens billed'],
-    ...result.policies.map((p) => [
-      p.name,
-      String(p.compactions),
-      fmt(p.peak),
-      String(p.overBudget),
-      String(p.openingLost),
-      fmt(p.billed),
-    ]),
-  ];
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] as string).length)));
-  return rows
-    .map((r) =>
-      r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '),
-    )
-    .join('\n');
 }
 
 async function runReplay(file: string, values: Record<string, string | undefined>, io: Io): Promise<void> {
@@ -133,7 +95,7 @@ async function runReplay(file: string, values: Record<string, string | undefined
     progress(io),
   );
   await (store as { close?: () => Promise<void> } | undefined)?.close?.();
-  io.out(`\n${summaryTable(result)}\n`);
+  io.out(`\n${summaryTable(result)}\n\n${costNote(result)}\n`);
   io.out(
     `\n${result.archived} entries archived (recallable verbatim)${result.probes ? `, ${result.probes} probes` : ''}.\n`,
   );

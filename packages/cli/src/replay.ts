@@ -2,12 +2,21 @@ import {
   type BatonEvent,
   createBaton,
   type Entry,
-  type ProbeJudge,
-  RUBRICS,
+  type ModelPricing,
+  type ProbeRequest,
+  promptBlocks,
   type RubricName,
   type Store,
   TokenCounter,
 } from '@baton/core';
+import {
+  POLICY_KEYS,
+  type PolicyBilling,
+  type PolicyCosts,
+  type PolicyKey,
+  policyBilling,
+} from './billing.ts';
+import { heuristicJudge, recordingJudge } from './offline-judge.ts';
 
 export interface ReplayOptions {
   contextWindow?: number;
@@ -28,12 +37,18 @@ export interface StepRecord {
   none: number;
   interval: number;
   deleteOldest: number;
+  /**
+   * What this step's model calls cost under each policy, in input-token equivalents (cached
+   * reads at 0.1x); Baton's includes the probes it ran at this step.
+   */
+  cost: Record<PolicyKey, number>;
   outcome: 'ok' | 'compacted' | 'unfit';
   events: BatonEvent[];
   notices: string[];
 }
 
-export interface PolicySummary {
+export interface PolicySummary extends PolicyCosts {
+  key: PolicyKey;
   name: string;
   compactions: number;
   peak: number;
@@ -50,6 +65,10 @@ export interface ReplayResult {
   policies: PolicySummary[];
   probes: number;
   archived: number;
+  /** The model named, if any. */
+  model?: string;
+  /** The prices `usd` is billed at: the model's, from the registry; absent when it has none. */
+  pricing?: ModelPricing;
 }
 
 /** Each model call of a recorded conversation: before every assistant message, and after the last message. */
@@ -59,29 +78,6 @@ export function modelCalls(entries: readonly Entry[]): number[] {
     if (entry.role === 'assistant' && i > 0) points.push(i);
   });
   return points;
-}
-
-/**
- * Without a model, probes are answered by a fixed heuristic: a closed unit of at least 8 tool
- * results since the last summary whose newest result is not an error; never stuck. A live
- * run asks the model itself.
- */
-export function heuristicJudge(rubric: RubricName): ProbeJudge {
-  return async ({ entries }) => {
-    const lastSummary = entries.map((e) => e.meta?.synthetic === 'summary').lastIndexOf(true);
-    const results = entries.slice(Math.max(0, lastSummary)).filter((e) => e.role === 'tool');
-    const newest = results.at(-1)?.parts.find((p) => p.type === 'tool-result') as
-      | { isError?: boolean }
-      | undefined;
-    const ready = results.length >= 8 && newest?.isError !== true;
-    const criteria = RUBRICS[rubric].criteria.map((c) => ({
-      id: c.id,
-      answer: (c.id === 'STUCK' ? false : ready) ? ('Y' as const) : ('N' as const),
-      evidence: `${results.length} tool results since the last summary`,
-    }));
-    const answers = Object.fromEntries(criteria.map((c) => [c.id, c.answer === 'Y']));
-    return { output: { criteria, decision: RUBRICS[rubric].decide(answers) } };
-  };
 }
 
 /** The newest messages that fit the budget, oldest dropped first: what a sliding window sends. */
@@ -103,7 +99,9 @@ function deleteOldest(
 /**
  * Replays a transcript as an agent loop, one `prepare` per assistant message, under Baton and
  * three baselines measured on the same counts: no compaction, compaction every `interval`
- * steps, and delete-oldest (a sliding window).
+ * steps, and delete-oldest (a sliding window). Every policy's model calls are billed with
+ * core's cost meter on the prompts it would send, its own cache per policy; Baton's probes
+ * are billed as calls of their own.
  */
 export async function replay(
   entries: readonly Entry[],
@@ -111,6 +109,7 @@ export async function replay(
   onStep?: (record: StepRecord, total: number) => void,
 ): Promise<ReplayResult> {
   const events: BatonEvent[] = [];
+  const probes: Array<{ request: ProbeRequest; output: unknown }> = [];
   const common = {
     ...(options.model ? { model: options.model } : {}),
     ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
@@ -120,12 +119,17 @@ export async function replay(
     ...common,
     ...(options.store ? { store: options.store } : {}),
     ...(options.selfCompact
-      ? { selfCompact: { rubric: options.selfCompact, judge: heuristicJudge(options.selfCompact) } }
+      ? {
+          selfCompact: {
+            rubric: options.selfCompact,
+            judge: recordingJudge(heuristicJudge(options.selfCompact), probes),
+          },
+        }
       : {}),
     onEvent: (e) => events.push(e),
   });
   const fixed = createBaton({ ...common, compactAt: 1, truncateAt: 1, warnAt: 1, targetAt: 0.99 });
-  const { inputBudget: budget, warnAt, compactAt, targetAt } = baton.options;
+  const { inputBudget: budget, warnAt, compactAt, targetAt, pricing } = baton.options;
   const session = baton.session('replay');
   const interval = fixed.session('interval');
   const counter = new TokenCounter(baton.options.tokenizer, baton.options.opaqueTokens);
@@ -135,9 +139,26 @@ export async function replay(
 
   const calls = modelCalls(entries);
   const steps: StepRecord[] = [];
-  const summaries: Record<string, PolicySummary> = {};
-  for (const name of ['Baton', 'no compaction', `every ${options.interval} steps`, 'delete oldest']) {
-    summaries[name] = { name, compactions: 0, peak: 0, overBudget: 0, billed: 0, openingLost: 0 };
+  const names: Record<PolicyKey, string> = {
+    baton: 'Baton',
+    none: 'no compaction',
+    interval: `every ${options.interval} steps`,
+    deleteOldest: 'delete oldest',
+  };
+  const summaries = {} as Record<PolicyKey, PolicySummary>;
+  const billing = {} as Record<PolicyKey, PolicyBilling>;
+  for (const key of POLICY_KEYS) {
+    billing[key] = policyBilling(pricing);
+    summaries[key] = {
+      key,
+      name: names[key],
+      compactions: 0,
+      peak: 0,
+      overBudget: 0,
+      billed: 0,
+      openingLost: 0,
+      ...billing[key].costs(),
+    };
   }
   let none = overhead;
   let counted = 0;
@@ -145,10 +166,34 @@ export async function replay(
     while (counted < at) none += counts[counted++] as number;
     const history = entries.slice(0, at);
     const seen = events.length;
+    const probed = probes.length;
     const prepared = await session.prepare({ entries: history });
     if ((index + 1) % options.interval === 0) interval.requestCompaction();
     const fixedRun = await interval.prepare({ entries: history });
     const window = deleteOldest(counts, at, budget, overhead);
+
+    // The reply this call produced is the transcript's, whatever the policy sent.
+    const reply = counter.raw(entries[at] as Entry);
+    // A probe is a call before this step's own: the context as Baton last sent it, then the rubric.
+    let probeCost = 0;
+    for (const { request, output } of probes.slice(probed)) {
+      const prompt = promptBlocks(
+        { system: request.system, entries: request.entries, trailer: request.prompt },
+        counter,
+      );
+      probeCost += billing.baton.bill(prompt, counter.rawText(JSON.stringify(output)));
+    }
+    // Each policy's prompt as sent: system prompt, projection and trailing notices where it has them.
+    const cost: Record<PolicyKey, number> = {
+      baton: probeCost + billing.baton.bill(promptBlocks(prepared, counter), reply),
+      none: billing.none.bill(promptBlocks({ entries: history }, counter), reply),
+      interval: billing.interval.bill(promptBlocks(fixedRun, counter), reply),
+      deleteOldest: billing.deleteOldest.bill(
+        promptBlocks({ entries: entries.slice(window.first, at) }, counter),
+        reply,
+      ),
+    };
+
     const record: StepRecord = {
       step: index + 1,
       at,
@@ -156,29 +201,25 @@ export async function replay(
       none,
       interval: fixedRun.tokens.after,
       deleteOldest: window.tokens,
+      cost,
       outcome: prepared.outcome,
       events: events.slice(seen),
       notices: prepared.notices.map((n) => n.type),
     };
     steps.push(record);
     const keepsOpening = (list: readonly Entry[]) => !opening || list.some((e) => e.key === opening.key);
-    const tally = (name: string, tokens: number, compacted: boolean, opened: boolean) => {
-      const s = summaries[name] as PolicySummary;
+    const tally = (key: PolicyKey, tokens: number, compacted: boolean, opened: boolean) => {
+      const s = summaries[key];
       s.billed += tokens;
       s.peak = Math.max(s.peak, tokens);
       if (tokens > budget) s.overBudget++;
       if (compacted) s.compactions++;
       if (!opened) s.openingLost++;
     };
-    tally('Baton', record.baton, prepared.outcome === 'compacted', keepsOpening(prepared.entries));
-    tally('no compaction', none, false, true);
-    tally(
-      `every ${options.interval} steps`,
-      record.interval,
-      fixedRun.outcome === 'compacted',
-      keepsOpening(fixedRun.entries),
-    );
-    tally('delete oldest', window.tokens, false, !opening || entries.indexOf(opening) >= window.first);
+    tally('baton', record.baton, prepared.outcome === 'compacted', keepsOpening(prepared.entries));
+    tally('none', none, false, true);
+    tally('interval', record.interval, fixedRun.outcome === 'compacted', keepsOpening(fixedRun.entries));
+    tally('deleteOldest', window.tokens, false, !opening || entries.indexOf(opening) >= window.first);
     onStep?.(record, calls.length);
   }
   const archived = (await session.archive.range(0, Number.MAX_SAFE_INTEGER)).length;
@@ -186,8 +227,10 @@ export async function replay(
     steps,
     budget,
     thresholds: { warn: warnAt * budget, compact: compactAt * budget, target: targetAt * budget },
-    policies: Object.values(summaries),
+    policies: POLICY_KEYS.map((key) => Object.assign(summaries[key], billing[key].costs())),
     probes: events.filter((e) => e.type === 'probe-decided').length,
     archived,
+    ...(options.model ? { model: options.model } : {}),
+    ...(pricing ? { pricing } : {}),
   };
 }

@@ -58,13 +58,15 @@ describe.skipIf(skipUnless(available, `Chromium at ${CHROMIUM}`))(
         });
         await page.goto(pathToFileURL(file).href);
         const drawn = await page.evaluate(() =>
-          Array.from(document.querySelectorAll('svg polyline.series'), (line) => ({
+          Array.from(document.querySelectorAll('svg polyline.series, svg polyline.cost-series'), (line) => ({
             series: line.getAttribute('class'),
             length: (line as SVGPolylineElement).getTotalLength(),
             width: line.getBoundingClientRect().width,
           })),
         );
-        expect(drawn).toHaveLength(4);
+        // The context chart and the cumulative cost chart, one line per policy in each.
+        expect(drawn).toHaveLength(8);
+        expect(drawn.filter((line) => line.series?.startsWith('cost-series '))).toHaveLength(4);
         for (const line of drawn) {
           expect(line.length, line.series ?? '').toBeGreaterThan(100);
           expect(line.width).toBeGreaterThan(500);
@@ -75,7 +77,7 @@ describe.skipIf(skipUnless(available, `Chromium at ${CHROMIUM}`))(
         expect(await page.locator('table.events tr').count()).toBeGreaterThan(markers / 2);
         expect(requests).toEqual([]); // self-contained: nothing fetched
         const screenshot = join(dir, 'report.png');
-        await page.locator('svg').screenshot({ path: screenshot });
+        await page.locator('svg').first().screenshot({ path: screenshot });
         expect(statSync(screenshot).size).toBeGreaterThan(10_000);
       } finally {
         await browser.close();

@@ -1,23 +1,8 @@
 import type { BatonEvent } from '@baton/core';
-import type { ReplayResult, StepRecord } from './replay.ts';
-
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
-  );
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-
-const SERIES: Array<{
-  key: keyof Pick<StepRecord, 'baton' | 'none' | 'interval' | 'deleteOldest'>;
-  color: string;
-  width: number;
-}> = [
-  { key: 'none', color: '#9aa0a6', width: 1.5 },
-  { key: 'interval', color: '#8e44ad', width: 1.5 },
-  { key: 'deleteOldest', color: '#e67e22', width: 1.5 },
-  { key: 'baton', color: '#1a73e8', width: 2.5 },
-];
+import type { PolicyKey } from './billing.ts';
+import { escapeHtml, fmt, plot, SERIES } from './chart.ts';
+import { costChart, costNote, costTable } from './cost-report.ts';
+import type { ReplayResult } from './replay.ts';
 
 /** One line per event worth a marker: what happened, in counts (events never carry content). */
 export function describeEvent(event: BatonEvent): string | undefined {
@@ -40,21 +25,19 @@ export function describeEvent(event: BatonEvent): string | undefined {
   }
 }
 
-function chart(result: ReplayResult, labels: Record<string, string>): string {
-  const W = 960;
-  const H = 380;
-  const pad = { left: 70, right: 20, top: 20, bottom: 40 };
+/** Context tokens per model call for every policy, with the thresholds and a marker per event. */
+function tokenChart(result: ReplayResult, labels: Record<PolicyKey, string>): string {
   const steps = result.steps;
   const max =
     Math.max(result.budget, ...steps.flatMap((s) => [s.baton, s.none, s.interval, s.deleteOldest])) * 1.05;
-  const x = (step: number) =>
-    pad.left + ((step - 1) / Math.max(1, steps.length - 1)) * (W - pad.left - pad.right);
-  const y = (tokens: number) => H - pad.bottom - (tokens / max) * (H - pad.top - pad.bottom);
-  const lines = SERIES.map(
-    ({ key, color, width }) =>
-      `<polyline class="series ${key}" fill="none" stroke="${color}" stroke-width="${width}" points="${steps
-        .map((s) => `${x(s.step).toFixed(1)},${y(s[key]).toFixed(1)}`)
-        .join(' ')}"><title>${escapeHtml(labels[key] as string)}</title></polyline>`,
+  const p = plot(steps.length, max);
+  const lines = SERIES.map(({ key }) =>
+    p.line(
+      'series',
+      key,
+      steps.map((s) => s[key]),
+      labels[key],
+    ),
   );
   // Labels at the left edge, pushed apart when thresholds are close (compactAt, warnAt, targetAt often are).
   let labelY = Number.NEGATIVE_INFINITY;
@@ -64,49 +47,30 @@ function chart(result: ReplayResult, labels: Record<string, string>): string {
     { label: 'warnAt', tokens: result.thresholds.warn, color: '#c5a000' },
     { label: 'targetAt', tokens: result.thresholds.target, color: '#188038' },
   ].map((t) => {
-    const lineY = y(t.tokens);
+    const lineY = p.y(t.tokens);
     labelY = Math.max(lineY - 4, labelY + 13);
     return (
-      `<line x1="${pad.left}" x2="${W - pad.right}" y1="${lineY.toFixed(1)}" y2="${lineY.toFixed(1)}" stroke="${t.color}" stroke-dasharray="6 4"/>` +
-      `<text x="${pad.left + 6}" y="${labelY.toFixed(1)}" fill="${t.color}" font-size="11" paint-order="stroke" stroke="#fff" stroke-width="3">${t.label} ${fmt(t.tokens)}</text>`
+      `<line x1="${p.left}" x2="${p.right}" y1="${lineY.toFixed(1)}" y2="${lineY.toFixed(1)}" stroke="${t.color}" stroke-dasharray="6 4"/>` +
+      `<text x="${p.left + 6}" y="${labelY.toFixed(1)}" fill="${t.color}" font-size="11" paint-order="stroke" stroke="#fff" stroke-width="3">${t.label} ${fmt(t.tokens)}</text>`
     );
   });
   const markers = steps.flatMap((s) =>
     s.events.flatMap((event) => {
       const text = describeEvent(event);
       if (!text) return [];
-      const shape = event.type === 'probe-decided' ? 'rect' : 'circle';
-      const cx = x(s.step).toFixed(1);
-      const cy = y(s.baton).toFixed(1);
+      const cx = p.x(s.step);
+      const cy = p.y(s.baton);
       const title = `<title>step ${s.step}: ${escapeHtml(text)}</title>`;
-      return shape === 'rect'
+      return event.type === 'probe-decided'
         ? [
-            `<rect class="marker probe" x="${Number(cx) - 3}" y="${Number(cy) - 3}" width="6" height="6" fill="#fbbc04">${title}</rect>`,
+            `<rect class="marker probe" x="${(cx - 3).toFixed(1)}" y="${(cy - 3).toFixed(1)}" width="6" height="6" fill="#fbbc04">${title}</rect>`,
           ]
         : [
-            `<circle class="marker" cx="${cx}" cy="${cy}" r="4" fill="#1a73e8" stroke="#fff">${title}</circle>`,
+            `<circle class="marker" cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="4" fill="#1a73e8" stroke="#fff">${title}</circle>`,
           ];
     }),
   );
-  const yTicks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
-    const tokens = f * max;
-    return `<text x="${pad.left - 6}" y="${(y(tokens) + 4).toFixed(1)}" text-anchor="end" font-size="11" fill="#5f6368">${fmt(tokens)}</text>`;
-  });
-  const xTicks = [1, Math.ceil(steps.length / 2), steps.length].map(
-    (step) =>
-      `<text x="${x(step).toFixed(1)}" y="${H - pad.bottom + 16}" text-anchor="middle" font-size="11" fill="#5f6368">${step}</text>`,
-  );
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="context tokens per step">
-<rect x="0" y="0" width="${W}" height="${H}" fill="#fff"/>
-<line x1="${pad.left}" y1="${H - pad.bottom}" x2="${W - pad.right}" y2="${H - pad.bottom}" stroke="#5f6368"/>
-<line x1="${pad.left}" y1="${pad.top}" x2="${pad.left}" y2="${H - pad.bottom}" stroke="#5f6368"/>
-${yTicks.join('\n')}
-${xTicks.join('\n')}
-<text x="${(W + pad.left) / 2}" y="${H - 6}" text-anchor="middle" font-size="12" fill="#3c4043">model call (step)</text>
-${thresholds.join('\n')}
-${lines.join('\n')}
-${markers.join('\n')}
-</svg>`;
+  return p.svg('context tokens per step', [...thresholds, ...lines, ...markers]);
 }
 
 /** A self-contained HTML report (inline SVG and CSS, nothing fetched) of one replay. */
@@ -114,18 +78,10 @@ export function renderReport(
   result: ReplayResult,
   meta: { file: string; format: string; settings: string },
 ): string {
-  const labels: Record<string, string> = {
-    baton: 'Baton',
-    none: 'no compaction',
-    interval: result.policies[2]?.name ?? 'fixed interval',
-    deleteOldest: 'delete oldest',
-  };
+  const labels = Object.fromEntries(result.policies.map((p) => [p.key, p.name])) as Record<PolicyKey, string>;
   const legend = SERIES.slice()
     .reverse()
-    .map(
-      (s) =>
-        `<span class="key"><i style="background:${s.color}"></i>${escapeHtml(labels[s.key] as string)}</span>`,
-    )
+    .map((s) => `<span class="key"><i style="background:${s.color}"></i>${escapeHtml(labels[s.key])}</span>`)
     .join(' ');
   const summary = result.policies
     .map(
@@ -151,16 +107,22 @@ h1{font-size:20px;margin:0 0 4px} .meta{color:#5f6368;margin-bottom:16px}
 table{border-collapse:collapse;margin:12px 0 24px;width:100%} th,td{border-bottom:1px solid #e0e0e0;padding:4px 8px;text-align:right}
 th:first-child,td:first-child{text-align:left}
 .events td,.events th{text-align:left} .events td:first-child,.events th:first-child{text-align:right;width:4em}
+.note{color:#5f6368;white-space:pre-line}
 .key{margin-right:14px;white-space:nowrap} .key i{display:inline-block;width:14px;height:3px;margin-right:5px;vertical-align:middle}
 </style></head><body>
 <h1>Baton replay of ${escapeHtml(meta.file)}</h1>
 <div class="meta">${escapeHtml(meta.format)} · ${result.steps.length} model calls · ${escapeHtml(meta.settings)} · input budget ${fmt(result.budget)} tokens · ${result.archived} entries archived${result.probes ? ` · ${result.probes} probes` : ''}</div>
 <div>${legend}</div>
-${chart(result, labels)}
+${tokenChart(result, labels)}
 <h2>Summary</h2>
 <table class="summary"><tr><th>policy</th><th>compactions</th><th>peak tokens</th><th>calls over budget</th><th>calls without the opening request</th><th>input tokens billed</th></tr>
 ${summary}
 </table>
+<h2>Cost</h2>
+<p class="note">${escapeHtml(costNote(result))}</p>
+<div>${legend}</div>
+${costChart(result, labels)}
+${costTable(result)}
 <h2>Events</h2>
 <table class="events"><tr><th>step</th><th>event</th><th>what happened</th></tr>
 ${eventRows || '<tr><td colspan="3">no compaction was needed</td></tr>'}

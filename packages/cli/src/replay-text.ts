@@ -1,0 +1,63 @@
+import { fmt } from './chart.ts';
+import { percent, usd } from './cost-report.ts';
+import type { Io } from './main.ts';
+import type { ReplayResult, StepRecord } from './replay.ts';
+import { describeEvent } from './report.ts';
+
+/** Progress of a replay: a live bar on a TTY, otherwise one plain line per event. */
+export function progress(io: Io) {
+  let last = '';
+  return (record: StepRecord, total: number) => {
+    const events = record.events.map(describeEvent).filter((e): e is string => e !== undefined);
+    if (events.length > 0) last = events.at(-1) as string;
+    if (io.isTTY) {
+      const width = 24;
+      const done = Math.round((record.step / total) * width);
+      io.err(
+        `\r[${'#'.repeat(done)}${'-'.repeat(width - done)}] step ${record.step}/${total}  context ${fmt(record.baton)} tokens  ${last}`
+          .slice(0, 150)
+          .padEnd(150),
+      );
+      if (record.step === total) io.err('\n');
+    } else {
+      for (const event of events) io.err(`step ${record.step}: ${event}\n`);
+    }
+  };
+}
+
+/** The summary per policy, as text columns: what happened to the context, and what it cost. */
+export function summaryTable(result: ReplayResult): string {
+  const priced = result.pricing !== undefined;
+  const rows = [
+    [
+      'policy',
+      'compactions',
+      'peak tokens',
+      'over budget',
+      'opening lost',
+      'tokens billed',
+      'cost 0.1x read',
+      '1.25x write',
+      ...(priced ? ['USD'] : []),
+      'cached',
+    ],
+    ...result.policies.map((p) => [
+      p.name,
+      String(p.compactions),
+      fmt(p.peak),
+      String(p.overBudget),
+      String(p.openingLost),
+      fmt(p.billed),
+      fmt(p.cacheAdjusted),
+      fmt(p.cacheAdjustedWrite),
+      ...(priced ? [usd(p.usd ?? 0)] : []),
+      percent(p.cachedShare),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] as string).length)));
+  return rows
+    .map((r) =>
+      r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '),
+    )
+    .join('\n');
+}
