@@ -1,8 +1,9 @@
 /**
  * Baton (each adapter) against the frameworks' own context tools, side by side, in one run,
- * on the same histories: the five real transcripts in ../shared/corpus replayed as agent
- * loops (a model call before every assistant message), and generated histories of 1,000 and
- * 5,000 messages for the per-call overhead. Every variant runs through its framework's real
+ * on the same histories: the twelve real conversations in ../shared/corpus (five transcripts,
+ * seven sessions) replayed as agent loops (a model call before every assistant message), and
+ * histories of 1,000 and 5,000 messages generated from the transcripts for the per-call
+ * overhead. Every prompt is billed by core's cost meter, as providers bill it. Every variant runs through its framework's real
  * call path with that framework's mock model:
  * - AI SDK: `generateText` with `MockLanguageModelV4`.
  * - LangChain: `createAgent` with `fakeModel()`.
@@ -14,18 +15,27 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { createBaton as createAiSdkBaton } from '@baton/ai-sdk';
+import { promptText, referenceRetention } from '@baton/cli';
 import {
+  type CostMeter,
+  costMeter,
+  createBaton as createCoreBaton,
   createEntry,
   type Entry,
   extractiveSummarizer,
   fromOpenAIChat,
   gptTokenizer,
+  lookupModel,
+  memoryStore,
   type OpenAIMessage,
+  promptBlocks,
+  type Store,
   type Summarizer,
   TokenCounter,
   tiktokenTokenizer,
+  tokenPricing,
 } from '@baton/core';
-import { type PromptMessage, pairingViolation, promptToEntries } from '@baton/core/internals';
+import { entryText, type PromptMessage, pairingViolation, promptToEntries } from '@baton/core/internals';
 import { batonMiddleware, toEntries as fromLangChain } from '@baton/langgraph';
 import { batonProcessor } from '@baton/mastra';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
@@ -45,18 +55,25 @@ import {
   BENCH_BUDGET,
   BENCH_WINDOW,
   benchCorpus,
+  benchReplays,
   generatedHistory,
   referenceTokens,
   toLangChainMessages,
   toModelPrompt,
 } from '../support/bench-histories.ts';
 
-const WINDOW = BENCH_WINDOW;
-const BUDGET = BENCH_BUDGET;
+/** The replays run at both windows; overhead and token-count error at BENCH_WINDOW. */
+const REPLAY_WINDOWS = [BENCH_WINDOW, 16_000];
+/** The input budget Baton derives from a window (the default output reserve: a fifth, at most 16,384). */
+const budgetOf = (window: number) => window - Math.min(16_384, Math.floor(window * 0.2));
+// The window of the pass running now: every variant reads these when it builds a conversation.
+let WINDOW = BENCH_WINDOW;
+let BUDGET = BENCH_BUDGET;
 const counter = new TokenCounter(gptTokenizer(), 512);
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 const transcripts = benchCorpus();
+const replays = benchReplays();
 
 // ---------------------------------------------------------------------------------------------
 // Histories
@@ -72,10 +89,11 @@ interface Conversation {
   send(history: readonly OpenAIMessage[]): Promise<Entry[]>;
 }
 interface Variant {
-  framework: 'AI SDK' | 'LangChain' | 'Mastra';
+  framework: 'AI SDK' | 'LangChain' | 'Mastra' | 'baseline';
   name: string;
   baton: boolean;
-  conversation(meter: SummaryMeter): Conversation;
+  /** A new conversation; Baton variants keep their archive in `archive.store`. */
+  conversation(meter: SummaryMeter, archive: RecordingStore): Conversation;
   /** The variant's own token estimate of a history, when it has one. */
   estimate?(history: readonly OpenAIMessage[]): number;
 }
@@ -202,6 +220,80 @@ function mastraProcessor(processor: { processLLMRequest(args: never): unknown })
   };
 }
 
+/** A store that keeps the text of every entry archived into it: what a recall can bring back. */
+interface RecordingStore {
+  store: Store;
+  archived: string[];
+}
+function recordingStore(): RecordingStore {
+  const inner = memoryStore();
+  const archived: string[] = [];
+  const store: Store = {
+    getDocument: (namespace, key) => inner.getDocument(namespace, key),
+    putDocument: (namespace, key, value, expected) => inner.putDocument(namespace, key, value, expected),
+    appendArchive: async (sessionId, records) => {
+      await inner.appendArchive(sessionId, records);
+      for (const record of records) archived.push(entryText(record.entry));
+    },
+    getArchive: (sessionId, ref) => inner.getArchive(sessionId, ref),
+    rangeArchive: (sessionId, from, to) => inner.rangeArchive(sessionId, from, to),
+    searchArchive: (sessionId, query, limit) => inner.searchArchive(sessionId, query, limit),
+  };
+  return { store, archived };
+}
+
+/**
+ * The sliding window: the system prompt, then the newest messages that fit the budget (exact
+ * counts), a tool result whose call fell out dropped with it.
+ */
+function slidingWindow(): Conversation {
+  return {
+    async send(history) {
+      const entries = fromOpenAIChat(history);
+      const system = entries.filter((e) => e.role === 'system');
+      let tokens = exact(system);
+      let first = entries.length;
+      while (
+        first > 0 &&
+        entries[first - 1]!.role !== 'system' &&
+        tokens + counter.raw(entries[first - 1]!) <= BUDGET
+      )
+        tokens += counter.raw(entries[--first]!);
+      while (entries[first]?.role === 'tool') first++;
+      return [...system, ...entries.slice(first)];
+    },
+  };
+}
+
+/**
+ * The fixed-interval policy: Baton's ladder forced every `interval` calls and never on a
+ * threshold (compactAt 1: only a prompt over the whole budget compacts in between), called on
+ * core directly; what the model receives is the system prompt, the projection and the notices.
+ */
+function fixedInterval(interval: number, meter: SummaryMeter, archive: RecordingStore): Conversation {
+  const session = createCoreBaton({
+    contextWindow: WINDOW,
+    store: archive.store,
+    compactAt: 1,
+    truncateAt: 1,
+    warnAt: 1,
+    targetAt: 0.99,
+    summarizer: meteredExtractive(meter),
+  }).session(`interval-${threads++}`);
+  let calls = 0;
+  return {
+    async send(history) {
+      if (++calls % interval === 0) session.requestCompaction();
+      const prepared = await session.prepare({ entries: fromOpenAIChat(history) });
+      return [
+        ...(prepared.system ? [createEntry(-1, 'system', prepared.system)] : []),
+        ...prepared.entries,
+        ...(prepared.trailer ? [createEntry(-2, 'user', prepared.trailer)] : []),
+      ];
+    },
+  };
+}
+
 const limiterCount = new TokenLimiterProcessor({ limit: BUDGET }) as unknown as {
   countPromptMessageTokens(message: PromptMessage): number;
 };
@@ -217,9 +309,26 @@ const variants: Variant[] = [
     framework: 'AI SDK',
     name: 'Baton `middleware`',
     baton: true,
-    conversation: (meter) => {
+    conversation: (meter, archive) => {
       const session = createAiSdkBaton({
         contextWindow: WINDOW,
+        store: archive.store,
+        summarizer: meteredExtractive(meter),
+      }).session(`t${threads++}`);
+      return aiSdkConversation((model) => wrapLanguageModel({ model, middleware: session.middleware }));
+    },
+    estimate: (history) => fromOpenAIChat(history).reduce((sum, e) => sum + counter.raw(e), 0),
+  },
+  {
+    framework: 'AI SDK',
+    name: 'Baton `middleware`, cost-tuned (`compactAt: 0.5, targetAt: 0.25`)',
+    baton: true,
+    conversation: (meter, archive) => {
+      const session = createAiSdkBaton({
+        contextWindow: WINDOW,
+        store: archive.store,
+        compactAt: 0.5,
+        targetAt: 0.25,
         summarizer: meteredExtractive(meter),
       }).session(`t${threads++}`);
       return aiSdkConversation((model) => wrapLanguageModel({ model, middleware: session.middleware }));
@@ -248,9 +357,15 @@ const variants: Variant[] = [
     framework: 'LangChain',
     name: 'Baton `batonMiddleware`',
     baton: true,
-    conversation: (meter) =>
+    conversation: (meter, archive) =>
       langChainAgent(
-        [batonMiddleware({ contextWindow: WINDOW, summarizer: meteredExtractive(meter) })],
+        [
+          batonMiddleware({
+            contextWindow: WINDOW,
+            store: archive.store,
+            summarizer: meteredExtractive(meter),
+          }),
+        ],
         `t${threads++}`,
       ),
     estimate: (history) => fromOpenAIChat(history).reduce((sum, e) => sum + counter.raw(e), 0),
@@ -298,8 +413,10 @@ const variants: Variant[] = [
     framework: 'Mastra',
     name: 'Baton `BatonProcessor`',
     baton: true,
-    conversation: (meter) =>
-      mastraProcessor(batonProcessor({ contextWindow: WINDOW, summarizer: meteredExtractive(meter) })),
+    conversation: (meter, archive) =>
+      mastraProcessor(
+        batonProcessor({ contextWindow: WINDOW, store: archive.store, summarizer: meteredExtractive(meter) }),
+      ),
     estimate: (history) => fromOpenAIChat(history).reduce((sum, e) => sum + counter.raw(e), 0),
   },
   {
@@ -316,6 +433,18 @@ const variants: Variant[] = [
     baton: false,
     conversation: () => mastraProcessor(new ToolCallFilter()),
   },
+  {
+    framework: 'baseline',
+    name: 'delete oldest (sliding window to the budget)',
+    baton: false,
+    conversation: () => slidingWindow(),
+  },
+  {
+    framework: 'baseline',
+    name: 'compaction every 10 calls (Baton ladder, no threshold)',
+    baton: false,
+    conversation: (meter, archive) => fixedInterval(10, meter, archive),
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -324,50 +453,74 @@ const variants: Variant[] = [
 const tiktoken = await tiktokenTokenizer('o200k_base');
 const reference = (history: readonly OpenAIMessage[]) => referenceTokens(fromOpenAIChat(history), tiktoken);
 const exact = (entries: readonly Entry[]) => entries.reduce((sum, e) => sum + counter.raw(e), 0);
-/** Cached input is billed at a tenth of the price (OpenAI's cached input, Anthropic's cache read). */
-const CACHED_PRICE = 0.1;
-const sameEntry = (a: Entry, b: Entry) =>
-  a.role === b.role && JSON.stringify(a.parts) === JSON.stringify(b.parts);
 /**
- * Tokens of `sent` a provider cache would serve from the previous call of the conversation:
- * the leading messages both prompts share byte for byte (caches match whole prefixes).
+ * How each variant's calls are billed, by core's cost meter (the leading messages a prompt
+ * shares byte for byte with a live earlier prompt at the cached price): input-token
+ * equivalents with cached reads at 0.1x (OpenAI's cached input, Anthropic's cache read), the
+ * same with every uncached token written at 1.25x (Anthropic's cache write), and US dollars at
+ * the registry's prices of the model the Claude Code sessions ran (with its 1,024-token minimum
+ * cached prefix, output included).
  */
-function cachedPrefix(sent: readonly Entry[], previous: readonly Entry[] | undefined): number {
-  let tokens = 0;
-  for (
-    let i = 0;
-    previous && i < sent.length && i < previous.length && sameEntry(sent[i]!, previous[i]!);
-    i++
-  )
-    tokens += counter.raw(sent[i]!);
-  return tokens;
+const USD_MODEL = 'claude-sonnet-4';
+const usdPricing = lookupModel(USD_MODEL)?.pricing;
+if (!usdPricing) throw new Error(`[bench] no registry prices for ${USD_MODEL}`);
+interface Meters {
+  read: CostMeter;
+  write: CostMeter;
+  usd: CostMeter;
 }
+const newMeters = (): Meters => ({
+  read: costMeter({ pricing: tokenPricing() }),
+  write: costMeter({ pricing: tokenPricing({ cacheWrite: 1.25 }) }),
+  usd: costMeter({ pricing: usdPricing, minCachedTokens: 1_024 }),
+});
+const billAll = (meters: Meters, call: Parameters<CostMeter['bill']>[0]) => {
+  for (const meter of Object.values(meters)) meter.bill(call);
+};
+let summaryPrompts = 0;
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
 
-interface Result {
-  variant: Variant;
-  overhead: Record<number, { median: number; p99: number }>;
-  error?: { mean: number; min: number; max: number };
+/** What one variant did on the twelve replays at one window. */
+interface Replayed {
+  window: number;
   calls: number;
   over: number;
   orphaned: number;
   openingKept: boolean;
   billed: number;
-  /** `billed` with each call's prefix shared with the previous call at CACHED_PRICE. */
+  /** Input-token equivalents, cached reads at 0.1x. */
   cacheAdjusted: number;
+  /** The same with uncached input written at 1.25x. */
+  cacheAdjustedWrite: number;
+  /** Cached input tokens / input tokens, model calls and summaries together. */
+  cachedShare: number;
+  usd: number;
+  /** Calls right after a tool result whose prompt does not carry that result. */
+  withoutNewestResult: number;
+  /** Calls the variant ended with an error instead of a prompt. */
+  failed: number;
+  /** Identifiers the agent went on to use: how many, in the prompt, in the prompt or archived. */
+  retention: { needed: number; inPrompt: number; recallable: number; farInPrompt: number; far: number };
   summarizer: SummaryMeter;
+  errors: number[];
 }
 
-const results: Result[] = [];
-for (const variant of variants) {
-  progress(`${variant.framework}: ${variant.name}`);
+interface Result {
+  variant: Variant;
+  overhead: Record<number, { median: number; p99: number }>;
+  error?: { mean: number; min: number; max: number };
+  byWindow: Replayed[];
+}
+
+async function measureOverhead(variant: Variant): Promise<Result['overhead']> {
   const overhead: Result['overhead'] = {};
   for (const size of [1_000, 5_000]) {
-    const runs = size >= 5_000 ? 5 : 15;
-    const conversation = variant.conversation({ calls: 0, inputTokens: 0 });
+    // BENCH_QUICK=1 skips the overhead runs (the replays alone, while tuning a policy).
+    const runs = process.env.BENCH_QUICK ? 0 : size >= 5_000 ? 5 : 15;
+    const conversation = variant.conversation({ calls: 0, inputTokens: 0 }, recordingStore());
     const base = generated(size, 'warm-up');
-    await conversation.send(base); // the cold first call is not overhead
+    if (runs > 0) await conversation.send(base); // the cold first call is not overhead
     const samples: number[] = [];
     for (let i = 0; i < runs; i++) {
       const history = [...base.slice(0, -1), { role: 'user' as const, content: `question ${i}` }];
@@ -378,41 +531,129 @@ for (const variant of variants) {
     samples.sort((a, b) => a - b);
     overhead[size] = { median: percentile(samples, 0.5), p99: percentile(samples, 0.99) };
   }
+  return overhead;
+}
+
+/** Replays the twelve conversations through one variant at the current WINDOW. */
+async function replayAll(variant: Variant): Promise<Replayed> {
   const meter: SummaryMeter = { calls: 0, inputTokens: 0 };
-  const errors: number[] = [];
-  let calls = 0;
-  let over = 0;
-  let orphaned = 0;
-  let openingKept = true;
-  let billed = 0;
-  let cacheAdjusted = 0;
-  for (const transcript of transcripts) {
-    const conversation = variant.conversation(meter);
-    let previous: Entry[] | undefined;
-    const opening = transcript.messages.find((m) => m.role === 'user')?.content;
+  const r: Replayed = {
+    window: WINDOW,
+    calls: 0,
+    over: 0,
+    orphaned: 0,
+    openingKept: true,
+    billed: 0,
+    cacheAdjusted: 0,
+    cacheAdjustedWrite: 0,
+    cachedShare: 0,
+    usd: 0,
+    withoutNewestResult: 0,
+    failed: 0,
+    retention: { needed: 0, inPrompt: 0, recallable: 0, farInPrompt: 0, far: 0 },
+    summarizer: meter,
+    errors: [],
+  };
+  let input = 0;
+  let cached = 0;
+  for (const transcript of replays) {
+    const archive = recordingStore();
+    const conversation = variant.conversation(meter, archive);
+    // One conversation, one provider cache: summaries and model calls share it.
+    const meters = newMeters();
+    const openingAt = transcript.messages.findIndex((m) => m.role === 'user');
+    const opening = transcript.messages[openingAt]?.content;
+    const entries = fromOpenAIChat(transcript.messages);
+    const retention = referenceRetention(entries);
+    const notInPrompt: string[] = [];
     for (let i = 1; i < transcript.messages.length; i++) {
       if (transcript.messages[i]!.role !== 'assistant') continue;
       const history = transcript.messages.slice(0, i);
-      if (variant.estimate) {
+      if (variant.estimate && WINDOW === BENCH_WINDOW) {
         const truth = reference(history);
-        errors.push((variant.estimate(history) - truth) / truth);
+        r.errors.push((variant.estimate(history) - truth) / truth);
       }
-      const sent = await conversation.send(history);
-      calls++;
+      const summarized = meter.inputTokens;
+      let sent: Entry[];
+      try {
+        sent = await conversation.send(history);
+      } catch {
+        // The tool ended the run (Mastra's TokenLimiter when no message fits): no call was made.
+        r.calls++;
+        r.failed++;
+        for (const { identifier } of retention.needed(i)) notInPrompt.push(identifier);
+        continue;
+      }
+      if (meter.inputTokens > summarized) {
+        // The summaries this call waited for, billed as the model calls they are (uncached).
+        billAll(meters, {
+          prompt: [{ id: `summary-${summaryPrompts++}`, tokens: meter.inputTokens - summarized }],
+        });
+      }
+      r.calls++;
       const tokens = exact(sent);
-      billed += tokens;
-      const cached = cachedPrefix(sent, previous);
-      cacheAdjusted += tokens - cached + CACHED_PRICE * cached;
-      previous = sent;
-      if (tokens > BUDGET) over++;
-      if (pairingViolation(sent.filter((e) => e.role !== 'system'))) orphaned++;
+      r.billed += tokens;
+      billAll(meters, {
+        prompt: promptBlocks({ entries: sent }, counter),
+        outputTokens: counter.raw(entries[i]!),
+      });
+      if (tokens > BUDGET) r.over++;
+      for (const reference of retention.record(i, promptText({ entries: sent }), {
+        overBudget: tokens > BUDGET,
+      })) {
+        if (!reference.inPrompt) notInPrompt.push(reference.identifier);
+        if (i - reference.firstAt > 50) {
+          r.retention.far++;
+          if (reference.inPrompt) r.retention.farInPrompt++;
+        }
+      }
+      if (pairingViolation(sent.filter((e) => e.role !== 'system'))) r.orphaned++;
+      const newest = history.at(-1);
+      if (
+        newest?.role === 'tool' &&
+        !sent.some((e) => e.parts.some((p) => p.type === 'tool-result' && p.callId === newest.tool_call_id))
+      )
+        r.withoutNewestResult++;
+      // tau2's agent speaks first: the opening request is checked once it is in the history.
       if (
         typeof opening === 'string' &&
+        i > openingAt &&
         !sent.some((e) => e.parts.some((p) => p.type === 'text' && p.text === opening))
       )
-        openingKept = false;
+        r.openingKept = false;
     }
+    r.cacheAdjusted += meters.read.totals.cost;
+    r.cacheAdjustedWrite += meters.write.totals.cost;
+    r.usd += meters.usd.totals.cost;
+    input += meters.read.totals.inputTokens;
+    cached += meters.read.totals.cachedTokens;
+    r.retention.needed += retention.totals.needed;
+    r.retention.inPrompt += retention.totals.inPrompt;
+    // What left the prompt is recallable only if the variant archived it (checked at the end:
+    // whatever a prompt lost was archived before that prompt was sent, or never).
+    const archived = archive.archived.join('\n');
+    r.retention.recallable +=
+      retention.totals.inPrompt + notInPrompt.filter((identifier) => archived.includes(identifier)).length;
   }
+  r.cachedShare = cached / input;
+  return r;
+}
+
+const results: Result[] = [];
+// BENCH_ONLY=<regex> runs the variants whose name matches (while tuning a policy).
+const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+for (const variant of variants.filter((v) => !only || only.test(`${v.framework}: ${v.name}`))) {
+  progress(`${variant.framework}: ${variant.name}`);
+  const overhead = await measureOverhead(variant);
+  const byWindow: Replayed[] = [];
+  for (const window of REPLAY_WINDOWS) {
+    WINDOW = window;
+    BUDGET = budgetOf(window);
+    byWindow.push(await replayAll(variant));
+  }
+  WINDOW = BENCH_WINDOW;
+  BUDGET = BENCH_BUDGET;
+  const errors = byWindow[0]!.errors;
   results.push({
     variant,
     overhead,
@@ -425,13 +666,7 @@ for (const variant of variants) {
           },
         }
       : {}),
-    calls,
-    over,
-    orphaned,
-    openingKept,
-    billed,
-    cacheAdjusted,
-    summarizer: meter,
+    byWindow,
   });
 }
 
@@ -443,24 +678,57 @@ const ms = (n: number) => (n >= 100 ? `${fmt(n)} ms` : `${n.toFixed(n >= 10 ? 1 
 const pct = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}%`;
 const date = new Date().toISOString().slice(0, 10);
 const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}`;
-const header =
-  '| framework | variant | per call, 1,000 msgs (median / p99) | per call, 5,000 msgs (median / p99) | token-count error vs exact BPE (mean; range) | calls over budget | calls with orphaned tool results | opening request kept | input tokens billed | cache-adjusted (cached prefix at 0.1x) | summarizer calls (input tokens) |';
+const pctOf = (part: number, whole: number) =>
+  whole === 0 ? 'n/a' : `${((100 * part) / whole).toFixed(1)}%`;
+const nameOf = (r: Result) => (r.variant.baton ? `**${r.variant.name}**` : r.variant.name);
+/** The no-compaction run every cost is compared with (the same prompts in every framework). */
+const noCompactionAt = (window: number) =>
+  results
+    .find((r) => r.variant.framework === 'AI SDK' && r.variant.name === 'no context tool')
+    ?.byWindow.find((w) => w.window === window);
+const ratioOf = (w: Replayed) => {
+  const none = noCompactionAt(w.window);
+  return none ? `${(w.cacheAdjusted / none.cacheAdjusted).toFixed(2)}x` : 'n/a';
+};
+
+const header = `| framework | variant | per call, 1,000 msgs (median / p99) | per call, 5,000 msgs (median / p99) | token-count error vs exact BPE (mean; range) | calls over budget | calls that threw | calls with orphaned tool results | calls without the newest tool result | opening request kept | input tokens billed | cache-adjusted, 0.1x reads | vs no compaction | with 1.25x writes | cached share | USD (${USD_MODEL}) | summarizer calls (input tokens) |`;
 const rows = results.map((r) => {
+  const w = r.byWindow[0]!;
   const cell = (size: number) => `${ms(r.overhead[size]!.median)} / ${ms(r.overhead[size]!.p99)}`;
-  const name = r.variant.baton ? `**${r.variant.name}**` : r.variant.name;
-  return `| ${r.variant.framework} | ${name} | ${cell(1_000)} | ${cell(5_000)} | ${r.error ? `${pct(r.error.mean)}; ${pct(r.error.min)} to ${pct(r.error.max)}` : 'n/a'} | ${r.over} of ${r.calls} | ${r.orphaned} | ${r.openingKept ? 'yes' : 'no'} | ${fmt(r.billed)} | ${fmt(r.cacheAdjusted)} | ${r.summarizer.calls} (${fmt(r.summarizer.inputTokens)}) |`;
+  return `| ${r.variant.framework} | ${nameOf(r)} | ${cell(1_000)} | ${cell(5_000)} | ${r.error ? `${pct(r.error.mean)}; ${pct(r.error.min)} to ${pct(r.error.max)}` : 'n/a'} | ${w.over} of ${w.calls} | ${w.failed} | ${w.orphaned} | ${w.withoutNewestResult} | ${w.openingKept ? 'yes' : 'no'} | ${fmt(w.billed)} | ${fmt(w.cacheAdjusted)} | ${ratioOf(w)} | ${fmt(w.cacheAdjustedWrite)} | ${(100 * w.cachedShare).toFixed(1)}% | $${w.usd.toFixed(2)} | ${w.summarizer.calls} (${fmt(w.summarizer.inputTokens)}) |`;
 });
+const retentionHeader =
+  '| framework | variant | window | calls over budget | references in the prompt | in the prompt or recallable | first seen over 50 messages back, in the prompt | cache-adjusted, 0.1x reads | vs no compaction |';
+const retentionRows = results.flatMap((r) =>
+  r.byWindow.map(
+    (w) =>
+      `| ${r.variant.framework} | ${nameOf(r)} | ${fmt(w.window / 1000)}k | ${w.over} of ${w.calls} | ${pctOf(w.retention.inPrompt, w.retention.needed)} | ${pctOf(w.retention.recallable, w.retention.needed)} | ${pctOf(w.retention.farInPrompt, w.retention.far)} | ${fmt(w.cacheAdjusted)} | ${ratioOf(w)} |`,
+  ),
+);
+const first = results[0]?.byWindow;
 const markdown = `# Baton vs the frameworks' own context tools
 
-Measured ${date} on ${machine}, one run of \`pnpm bench\` (\`test/bench/side-by-side.bench.ts\`). Window ${fmt(WINDOW)} tokens, input budget ${fmt(BUDGET)}.
-Per-call overhead: one model call through the framework's real path with its mock model, on generated histories of 1,000 and 5,000 messages (warm, a new question each call).
-Everything else: the five transcripts in \`../shared/corpus\` replayed as agent loops (${results[0]?.calls} model calls each).
+Measured ${date} on ${machine}, one run of \`pnpm bench\` (\`test/bench/side-by-side.bench.ts\`).
+Per-call overhead: one model call through the framework's real path with its mock model, on histories of 1,000 and 5,000 messages generated from the transcripts (warm, a new question each call), at a ${fmt(BENCH_WINDOW)}-token window.
+Everything else: the twelve real conversations in \`../shared/corpus\` (five transcripts, seven sessions in their OpenAI form) replayed as agent loops, a model call before every assistant message (${first?.[0]?.calls} calls per variant and window), at windows of ${REPLAY_WINDOWS.map((w) => fmt(w)).join(' and ')} tokens (input budgets ${REPLAY_WINDOWS.map((w) => fmt(budgetOf(w))).join(' and ')}).
 Token-count error: the variant's own estimate against tiktoken o200k over what the provider tokenizes, plus 3 tokens of framing per message.
-Input tokens billed: exact BPE of every prompt sent, summed. Cache-adjusted: the same with the leading messages each prompt shares byte for byte with the conversation's previous prompt at 0.1x (cached input, cache reads); cache writes not charged extra. Summarizer calls: the summaries each variant asked for, and the tokens it gave them.
+Calls that threw: the variant ended the run instead of sending a prompt (not billed).
+Calls without the newest tool result: calls right after a tool result whose prompt does not carry it (the model cannot see what it just asked for).
+Input tokens billed: exact BPE of every prompt sent, summed. The cost columns come from core's \`costMeter\`: the leading messages a prompt shares byte for byte with a prompt the conversation sent earlier (still live: a replay has no clock) are billed at the cached price, the rest as new input. Cache-adjusted: input-token equivalents with cached reads at 0.1x (OpenAI's cached input, Anthropic's cache read) and no write premium; vs no compaction: that over the same with no context tool; with 1.25x writes: uncached input billed at Anthropic's cache-write price; USD: ${USD_MODEL}'s registry prices (input $${usdPricing.input}, cache read $${usdPricing.cacheRead}, cache write $${usdPricing.cacheWrite}, output $${usdPricing.output} per million tokens; prefixes under 1,024 tokens not cached; each call's output is the transcript's assistant message). Summaries are billed as uncached calls of the size each variant gave its summarizer (Baton's default summarizer is extractive and calls no model, so this overstates Baton's cost).
+
+## At ${fmt(BENCH_WINDOW)} tokens
 
 ${header}
-|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|
+|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|
 ${rows.join('\n')}
+
+## Reference retention, at both windows
+
+When the agent's message at a call uses an identifier (a path, a symbol, an error code, an id, a number, a quoted string) that first appeared in an earlier tool result or user message, it needed it there (\`referenceRetention\` in \`@baton/cli\`; ${fmt(first?.[0]?.retention.needed ?? 0)} needed references). A variant retained it if the prompt it sent contains it; a prompt over the budget retains nothing (the provider refuses it). Recallable: in the prompt, or in what the variant archived (only Baton archives).
+
+${retentionHeader}
+|---|---|---:|---:|---:|---:|---:|---:|---:|
+${retentionRows.join('\n')}
 `;
 
 function chart(): string {
@@ -468,25 +736,25 @@ function chart(): string {
   const rowH = 26;
   const left = 300;
   const H = 60 + results.length * rowH;
-  const maxOver = Math.max(1, ...results.map((r) => r.over));
+  const maxOver = Math.max(1, ...results.map((r) => r.byWindow[0]!.over));
   const logMax = Math.log10(Math.max(...results.map((r) => r.overhead[1_000]!.median)) * 2);
   const logMin = Math.log10(Math.min(...results.map((r) => r.overhead[1_000]!.median)) / 2);
   const barW = (W - left - 40) / 2 - 20;
   const bars = results.map((r, i) => {
     const y = 40 + i * rowH;
     const color = r.variant.baton ? '#1a73e8' : '#9aa0a6';
-    const overW = (r.over / maxOver) * barW;
+    const overW = (r.byWindow[0]!.over / maxOver) * barW;
     const msW = ((Math.log10(r.overhead[1_000]!.median) - logMin) / (logMax - logMin)) * barW;
     // The short name: the options in parentheses are in the table.
     const label = `${r.variant.framework}: ${r.variant.name.replace(/\s*\(.*\)$/, '').replace(/[`*]/g, '')}`;
     return `<text x="${left - 8}" y="${y + 14}" text-anchor="end" font-size="12">${label.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</text>
-<rect x="${left}" y="${y + 3}" width="${Math.max(1, overW).toFixed(1)}" height="16" fill="${color}"/><text x="${left + Math.max(1, overW) + 4}" y="${y + 15}" font-size="11">${r.over}</text>
+<rect x="${left}" y="${y + 3}" width="${Math.max(1, overW).toFixed(1)}" height="16" fill="${color}"/><text x="${left + Math.max(1, overW) + 4}" y="${y + 15}" font-size="11">${r.byWindow[0]!.over}</text>
 <rect x="${left + barW + 40}" y="${y + 3}" width="${Math.max(1, msW).toFixed(1)}" height="16" fill="${color}"/><text x="${left + barW + 44 + Math.max(1, msW)}" y="${y + 15}" font-size="11">${ms(r.overhead[1_000]!.median)}</text>`;
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" font-family="system-ui,sans-serif">
 <title>Calls over the budget and per-call cost, Baton vs each framework's own context tools</title>
 <rect width="${W}" height="${H}" fill="#fff"/>
-<text x="${left}" y="24" font-size="13" font-weight="bold">calls over the budget (of ${results[0]?.calls})</text>
+<text x="${left}" y="24" font-size="13" font-weight="bold">calls over the budget (of ${results[0]?.byWindow[0]?.calls}, at 32k)</text>
 <text x="${left + barW + 40}" y="24" font-size="13" font-weight="bold">per call at 1,000 messages (log scale)</text>
 ${bars.join('\n')}
 </svg>

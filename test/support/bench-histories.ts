@@ -7,7 +7,13 @@ import {
   SystemMessage,
   ToolMessage,
 } from '@langchain/core/messages';
-import { CORPUS_MISSING, corpusAvailable, loadCorpus, type Transcript } from './transcripts.ts';
+import {
+  CORPUS_MISSING,
+  corpusAvailable,
+  loadCorpus,
+  loadReplayCorpus,
+  type Transcript,
+} from './transcripts.ts';
 
 /** The window every side-by-side bench uses, and the input budget Baton derives from it (default output reserve). */
 export const BENCH_WINDOW = 32_000;
@@ -20,6 +26,16 @@ export function benchCorpus(): Transcript[] {
     process.exit(1);
   }
   return loadCorpus();
+}
+
+/** The twelve real conversations (transcripts and sessions), or exit like `benchCorpus`. */
+export function benchReplays(): Transcript[] {
+  const replays = loadReplayCorpus();
+  if (replays.length < 12) {
+    console.error(`${CORPUS_MISSING} (or ../shared/corpus/sessions/openai is)`);
+    process.exit(1);
+  }
+  return replays;
 }
 
 /**

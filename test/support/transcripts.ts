@@ -24,3 +24,25 @@ export function loadCorpus(): Transcript[] {
         .messages,
     }));
 }
+
+/** ../shared/corpus/sessions/openai: real sessions (Claude Code, Codex, smolagents, tau2) converted to OpenAI chat. */
+export const SESSIONS_DIR = fileURLToPath(
+  new URL('../../../shared/corpus/sessions/openai/', import.meta.url),
+);
+
+/**
+ * The twelve real conversations a replay bench runs: the five transcripts, then the seven
+ * sessions in their OpenAI form (`*.openai.json`; the Anthropic forms repeat them).
+ */
+export function loadReplayCorpus(): Transcript[] {
+  if (!corpusAvailable || !existsSync(SESSIONS_DIR)) return [];
+  const sessions = readdirSync(SESSIONS_DIR)
+    .filter((f) => f.endsWith('.openai.json'))
+    .sort()
+    .map((file) => ({
+      name: file.replace(/\.openai\.json$/, ''),
+      messages: (JSON.parse(readFileSync(`${SESSIONS_DIR}${file}`, 'utf8')) as { messages: OpenAIMessage[] })
+        .messages,
+    }));
+  return [...loadCorpus(), ...sessions];
+}

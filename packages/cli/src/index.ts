@@ -18,3 +18,12 @@ export {
   type StepRecord,
 } from './replay.ts';
 export { describeEvent, renderReport } from './report.ts';
+export {
+  type Distance,
+  type NeededReference,
+  promptText,
+  type RetentionCounts,
+  type RetentionTotals,
+  referenceRetention,
+  retentionShare,
+} from './retention.ts';

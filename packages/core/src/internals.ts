@@ -5,6 +5,7 @@
  */
 export { parseOptions } from './errors.ts';
 export { buildGroups, type Group, type GroupKind } from './groups.ts';
+export { entryIdentifiers, identifiersIn } from './identifiers.ts';
 export { LruCache } from './lru-cache.ts';
 export {
   entriesToPrompt,
@@ -32,4 +33,5 @@ export { MISSING_RESULT_TEXT, storableEntries } from './repair.ts';
 export { probeAnswerSchema, probePrompt } from './rubrics.ts';
 export { atClosedUnit } from './self-compaction.ts';
 export { cloneJson } from './store.ts';
+export { entryText } from './transcript.ts';
 export { carryVerbatim, verbatimLines } from './summarizers/continuation.ts';

@@ -1,0 +1,99 @@
+import type { Entry } from '@baton/core';
+import { entryIdentifiers, entryText } from '@baton/core/internals';
+
+/** An identifier the agent used at a call, and where it first appeared. */
+export interface NeededReference {
+  identifier: string;
+  /** Index (in the transcript) of the tool result or user message that first showed it. */
+  firstAt: number;
+}
+
+/** How far back a needed identifier first appeared, in messages. */
+export type Distance = 'up to 10' | '11 to 50' | 'over 50';
+const distanceOf = (messages: number): Distance =>
+  messages <= 10 ? 'up to 10' : messages <= 50 ? '11 to 50' : 'over 50';
+
+export interface RetentionCounts {
+  needed: number;
+  /** In the prompt the policy sent (a prompt over the budget retains nothing: the provider refuses it). */
+  inPrompt: number;
+  /** In the prompt, or one recall away. */
+  recallable: number;
+}
+
+export interface RetentionTotals extends RetentionCounts {
+  byDistance: Record<Distance, RetentionCounts>;
+}
+
+const emptyCounts = (): RetentionCounts => ({ needed: 0, inPrompt: 0, recallable: 0 });
+
+/**
+ * Reference retention, measured without a model: when the agent's message at a call uses an
+ * identifier (a path, a symbol, an error code, an id, a number, a quoted string) that first
+ * appeared in an earlier tool result or user message, the agent needed it there; a policy
+ * retained it if the prompt it sent for that call contains it. Identifiers the agent wrote
+ * first, or the system prompt gave, are not counted: no policy can lose them from the task.
+ *
+ * @example
+ * const retention = referenceRetention(entries);
+ * for (const at of modelCalls(entries)) retention.record(at, promptTextOf(at), { overBudget });
+ * retention.totals.inPrompt / retention.totals.needed;
+ */
+export function referenceRetention(entries: readonly Entry[]) {
+  const texts = entries.map((entry) => entryText(entry));
+  const totals: RetentionTotals = {
+    ...emptyCounts(),
+    byDistance: { 'up to 10': emptyCounts(), '11 to 50': emptyCounts(), 'over 50': emptyCounts() },
+  };
+
+  /** What the call producing `entries[at]` needed from earlier tool results and user messages. */
+  function needed(at: number): NeededReference[] {
+    const answer = entries[at];
+    if (!answer) return [];
+    const references: NeededReference[] = [];
+    for (const identifier of entryIdentifiers(answer)) {
+      const firstAt = texts.findIndex((text, i) => i < at && text.includes(identifier));
+      const source = entries[firstAt];
+      if (source && (source.role === 'tool' || source.role === 'user'))
+        references.push({ identifier, firstAt });
+    }
+    return references;
+  }
+
+  /**
+   * Scores one call: `prompt` is everything the model received (system prompt, messages,
+   * notices) as text; `recallable` says whether the policy can still bring an identifier back.
+   */
+  function record(
+    at: number,
+    prompt: string,
+    {
+      overBudget = false,
+      recallable,
+    }: { overBudget?: boolean; recallable?: (identifier: string) => boolean } = {},
+  ): Array<NeededReference & { inPrompt: boolean }> {
+    return needed(at).map(({ identifier, firstAt }) => {
+      const inPrompt = !overBudget && prompt.includes(identifier);
+      const canRecall = inPrompt || recallable?.(identifier) === true;
+      for (const counts of [totals, totals.byDistance[distanceOf(at - firstAt)]]) {
+        counts.needed++;
+        if (inPrompt) counts.inPrompt++;
+        if (canRecall) counts.recallable++;
+      }
+      return { identifier, firstAt, inPrompt };
+    });
+  }
+
+  return { needed, record, totals };
+}
+
+/** A share as a percentage with one decimal, or 'n/a' when nothing was needed. */
+export const retentionShare = (part: number, whole: number): string =>
+  whole === 0 ? 'n/a' : `${((100 * part) / whole).toFixed(1)}%`;
+
+/** Everything a model receives in one call, as the text the metric searches. */
+export function promptText(prompt: { system?: string; entries: readonly Entry[]; trailer?: string }): string {
+  return [prompt.system ?? '', ...prompt.entries.map((entry) => entryText(entry)), prompt.trailer ?? ''].join(
+    '\n',
+  );
+}

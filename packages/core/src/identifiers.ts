@@ -1,0 +1,86 @@
+import type { Entry } from './transcript.ts';
+
+/**
+ * The names an agent looks things up by: paths and file names, code identifiers (snake_case,
+ * camelCase, PascalCase, dotted), error codes, versions and long numbers, hex ids and UUIDs, and
+ * short quoted strings. Plain words are not identifiers: "the file" names nothing to find again.
+ * Each rule is one pattern; the first capture group, when there is one, is the identifier.
+ */
+const RULES: readonly RegExp[] = [
+  // Paths with a directory (src/app.ts, /etc/hosts, ./go.mod) and file names with an extension.
+  /(?:\.{0,2}\/)?(?:[\w@.-]+\/)+[\w@.-]*\w/g,
+  /\b[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|rst|txt|json|jsonl|ya?ml|toml|ini|cfg|conf|lock|mod|sum|sh|sql|html|css|xml|csv|log|pdf)\b/g,
+  // snake_case, camelCase, PascalCase with two humps, dotted.names.
+  /\b[A-Za-z]\w*_\w+\b/g,
+  /\b[a-z][a-z0-9]*[A-Z]\w*\b/g,
+  /\b[A-Z][a-z0-9]+[A-Z]\w*\b/g,
+  /\b[A-Za-z_]\w+(?:\.[A-Za-z_]\w*)+\b/g,
+  // Error and rule codes (E1101, TS2322, CVE-2024-3094, HTTP 404 is a number below).
+  /\b[A-Z]{1,6}-?\d{2,}(?:-\d+)*\b/g,
+  // Versions, decimals and dates (1.23, 3.14159, 2025-07-24), numbers of three digits or more.
+  /\b\d+(?:[.-]\d+)+\b/g,
+  /\b\d{3,}\b/g,
+  // Hex ids (commit hashes, object ids) with a digit and a letter, and UUIDs.
+  /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b/g,
+  /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
+  // Short quoted strings: what an agent copies exactly (a message, a key, a command).
+  /`([^`\n]{3,80})`/g,
+  /"([^"\n]{3,80})"/g,
+];
+
+/** Shorter matches name nothing in particular; longer ones are content, not a name. */
+const MIN_LENGTH = 3;
+const MAX_LENGTH = 120;
+
+/**
+ * The identifiers in a text, each once, longest first; one inside a longer one found in the
+ * same text (`page.tsx` in `src/app/page.tsx`, `2025` in `2025-07-24`) is not listed apart.
+ */
+export function identifiersIn(text: string): string[] {
+  const found = new Set<string>();
+  for (const rule of RULES) {
+    for (const match of text.matchAll(rule)) {
+      const value = (match[1] ?? match[0]).replace(/[.:,;]+$/, '');
+      if (value.length >= MIN_LENGTH && value.length <= MAX_LENGTH && /[\w/]/.test(value)) found.add(value);
+    }
+  }
+  const longestFirst = [...found].sort((a, b) => b.length - a.length);
+  const kept: string[] = [];
+  for (const id of longestFirst) if (!kept.some((longer) => longer.includes(id))) kept.push(id);
+  return kept;
+}
+
+/**
+ * The identifiers an entry shows: its texts, and the string values of its tool-call inputs and
+ * tool results (not their JSON quoting, so keys and quotes are not taken for names).
+ */
+export function entryIdentifiers(entry: Entry): string[] {
+  const found = new Set<string>();
+  const add = (text: string) => {
+    for (const id of identifiersIn(text)) found.add(id);
+  };
+  for (const part of entry.parts) {
+    if (part.type === 'text') add(part.text);
+    else if (part.type === 'tool-result') for (const value of stringValues(part.output)) add(value);
+    else if (part.type === 'tool-call') for (const value of stringValues(part.input)) add(value);
+  }
+  return [...found];
+}
+
+function stringValues(value: unknown): string[] {
+  if (typeof value === 'string') {
+    // Inputs often arrive as JSON text (OpenAI's arguments): read the values inside.
+    if (/^\s*[[{]/.test(value)) {
+      try {
+        return stringValues(JSON.parse(value));
+      } catch {
+        return [value];
+      }
+    }
+    return [value];
+  }
+  if (Array.isArray(value)) return value.flatMap(stringValues);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(stringValues);
+  if (typeof value === 'number') return [String(value)];
+  return [];
+}
