@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { entryIdentifiers, identifiersIn } from './identifiers.ts';
+import { createBaton } from './baton.ts';
+import { entryIdentifiers, identifierIndex, identifiersIn } from './identifiers.ts';
 import { createEntry } from './transcript.ts';
 
 describe('identifiersIn', () => {
@@ -51,5 +52,53 @@ describe('entryIdentifiers', () => {
       { type: 'tool-result', callId: 'c1', name: 'read', output: { error: 'TS2322 at src/a.ts' } },
     ]);
     expect(entryIdentifiers(result).sort()).toEqual(['TS2322', 'src/a.ts']);
+  });
+});
+
+describe('identifierIndex', () => {
+  it('lists the names a text shows beyond what is already shown, within a character bound', () => {
+    const text = 'total 3\nsrc/auth/token.go: validateToken returns ErrExpired\nsrc/auth/session.go';
+    expect(identifierIndex(text, 'total 3')).toBe(
+      'src/auth/token.go, validateToken, ErrExpired, src/auth/session.go',
+    );
+    expect(identifierIndex(text, 'src/auth/token.go')).toBe('validateToken, ErrExpired, src/auth/session.go');
+    expect(identifierIndex(text, '', 40)).toBe('src/auth/token.go, validateToken');
+  });
+});
+
+describe('names survive eviction', () => {
+  it('a folded tool result keeps the names in it, so the need to recall it is visible', async () => {
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => `line ${i} of the listing`).join('\n');
+    const entries = [createEntry(0, 'user', 'Find where tokens expire.')];
+    for (let step = 0; step < 10; step++) {
+      const id = `c${step}`;
+      entries.push(
+        createEntry(entries.length, 'assistant', [
+          { type: 'tool-call', id, name: 'grep', input: { q: `q${step}` } },
+        ]),
+        createEntry(entries.length + 1, 'tool', [
+          {
+            type: 'tool-result',
+            callId: id,
+            name: 'grep',
+            output: `${step} matches\n${filler(150)}\npkg/auth/token_${step}.go: validateToken${step} returns ErrExpired${step}`,
+          },
+        ]),
+      );
+    }
+    const session = createBaton({ contextWindow: 16_000 }).session('names');
+    const prepared = await session.prepare({ entries });
+    const folded = prepared.entries.filter(
+      (e) => e.role === 'tool' && JSON.stringify(e.parts).includes('[baton] Folded grep result'),
+    );
+    expect(folded.length).toBeGreaterThan(0);
+    for (const entry of folded) {
+      const text = JSON.stringify(entry.parts);
+      const step = /matches/.test(text) ? text.match(/First line: \\"(\d+) matches/)?.[1] : undefined;
+      expect(step).toBeDefined();
+      expect(text).toContain(
+        `Names in it: pkg/auth/token_${step}.go, validateToken${step}, ErrExpired${step}`,
+      );
+    }
   });
 });

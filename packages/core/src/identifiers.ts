@@ -33,21 +33,47 @@ const MIN_LENGTH = 3;
 const MAX_LENGTH = 120;
 
 /**
- * The identifiers in a text, each once, longest first; one inside a longer one found in the
- * same text (`page.tsx` in `src/app/page.tsx`, `2025` in `2025-07-24`) is not listed apart.
+ * The identifiers in a text, each once, in order of first appearance; one inside a longer one
+ * found in the same text (`page.tsx` in `src/app/page.tsx`, `2025` in `2025-07-24`) is not
+ * listed apart.
  */
 export function identifiersIn(text: string): string[] {
-  const found = new Set<string>();
+  const found = new Map<string, number>();
   for (const rule of RULES) {
     for (const match of text.matchAll(rule)) {
       const value = (match[1] ?? match[0]).replace(/[.:,;]+$/, '');
-      if (value.length >= MIN_LENGTH && value.length <= MAX_LENGTH && /[\w/]/.test(value)) found.add(value);
+      if (value.length < MIN_LENGTH || value.length > MAX_LENGTH || !/[\w/]/.test(value)) continue;
+      const at = match.index + (match[1] === undefined ? 0 : match[0].indexOf(match[1]));
+      found.set(value, Math.min(at, found.get(value) ?? at));
     }
   }
-  const longestFirst = [...found].sort((a, b) => b.length - a.length);
+  const longestFirst = [...found.keys()].sort((a, b) => b.length - a.length);
   const kept: string[] = [];
   for (const id of longestFirst) if (!kept.some((longer) => longer.includes(id))) kept.push(id);
-  return kept;
+  return kept.sort((a, b) => (found.get(a) as number) - (found.get(b) as number));
+}
+
+/**
+ * A bounded index of the names in a text that `shown` does not already carry, for the
+ * placeholders and digests that replace it: a folded result keeps the paths, symbols and codes
+ * the agent may look for, so the need to recall it is visible. '' when there are none.
+ */
+export function identifierIndex(text: string, shown = '', maxChars = 200): string {
+  const names: string[] = [];
+  let length = 0;
+  // Names first (paths, symbols, codes), then quoted phrases, then bare numbers: a listing's
+  // line numbers would otherwise fill the index.
+  const rank = (id: string) => (/^[\d.-]+$/.test(id) ? 2 : /\s/.test(id) ? 1 : 0);
+  const ranked = identifiersIn(text)
+    .map((id, order) => ({ id, order }))
+    .sort((a, b) => rank(a.id) - rank(b.id) || a.order - b.order);
+  for (const { id } of ranked) {
+    if (shown.includes(id)) continue;
+    if (length + id.length + 2 > maxChars) continue;
+    names.push(id);
+    length += id.length + 2;
+  }
+  return names.join(', ');
 }
 
 /**

@@ -33,5 +33,5 @@ export { MISSING_RESULT_TEXT, storableEntries } from './repair.ts';
 export { probeAnswerSchema, probePrompt } from './rubrics.ts';
 export { atClosedUnit } from './self-compaction.ts';
 export { cloneJson } from './store.ts';
-export { entryText } from './transcript.ts';
 export { carryVerbatim, verbatimLines } from './summarizers/continuation.ts';
+export { entryText } from './transcript.ts';

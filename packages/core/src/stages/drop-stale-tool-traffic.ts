@@ -1,4 +1,5 @@
 import type { Group } from '../groups.ts';
+import { identifierIndex } from '../identifiers.ts';
 import { defineStage, FreedTokens, type Stage } from '../stage.ts';
 import {
   type Entry,
@@ -29,8 +30,10 @@ export function digestLines(entries: readonly Entry[]): string[] {
   for (const entry of entries) {
     for (const call of toolCalls(entry)) {
       const result = results.get(call.id);
+      const shown = result ? squash(firstLine(result.text, 80), 80) : '';
+      const names = result ? identifierIndex(result.text, shown, 120) : '';
       const outcome = result
-        ? `${result.isError ? 'error' : 'ok'}, ${result.text.length} chars: ${squash(firstLine(result.text, 80), 80)}`
+        ? `${result.isError ? 'error' : 'ok'}, ${result.text.length} chars: ${shown}${names ? ` (names: ${names})` : ''}`
         : 'no result';
       lines.push(`- ${call.name}(${squash(inputText(call.input), 100)}) -> ${outcome}`);
     }

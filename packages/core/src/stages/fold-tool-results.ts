@@ -1,3 +1,4 @@
+import { identifierIndex } from '../identifiers.ts';
 import type { FoldDecision } from '../ledger.ts';
 import { defineStage, FreedTokens, type Stage } from '../stage.ts';
 import { type Entry, firstLine, outputText, type Part } from '../transcript.ts';
@@ -17,7 +18,9 @@ const NOTICE_LINE_TOKENS = 40;
 
 function placeholder(name: string, output: unknown, isError: boolean, ref: string): string {
   const text = outputText(output);
-  return `[baton] Folded ${name} result (${text.length} chars${isError ? ', error' : ''}). First line: "${firstLine(text, 100)}". Verbatim: ${recallRefHint(ref)}`;
+  const first = firstLine(text, 100);
+  const names = identifierIndex(text, first);
+  return `[baton] Folded ${name} result (${text.length} chars${isError ? ', error' : ''}). First line: "${first}".${names ? ` Names in it: ${names}.` : ''} Verbatim: ${recallRefHint(ref)}`;
 }
 
 /**

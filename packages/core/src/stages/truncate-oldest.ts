@@ -1,5 +1,7 @@
 import { type Group, hasUnconsumedResults, isProtected } from '../groups.ts';
+import { identifierIndex } from '../identifiers.ts';
 import { defineStage, FreedTokens, type Stage } from '../stage.ts';
+import { entryText } from '../transcript.ts';
 import { adjacentRuns, recallRangeHint, replaceWith } from './spans.ts';
 
 /**
@@ -27,14 +29,11 @@ export function truncateOldest(): Stage {
         selected.push(group);
     });
     const decisions = adjacentRuns(selected, ctx.groups).map((run) =>
-      replaceWith(
-        'truncate-oldest',
-        run,
-        'marker',
-        'user',
-        ([from, to], entries) =>
-          `[baton] ${entries.length} earlier messages (seq ${from}-${to}) were removed to fit the context window; ${recallRangeHint(from, to)} returns them verbatim.`,
-      ),
+      replaceWith('truncate-oldest', run, 'marker', 'user', ([from, to], entries) => {
+        // The names in what goes stay in sight, so a need to recall it shows.
+        const names = identifierIndex(entries.map(entryText).join('\n'), '', 240);
+        return `[baton] ${entries.length} earlier messages (seq ${from}-${to}) were removed to fit the context window;${names ? ` names in them: ${names};` : ''} ${recallRangeHint(from, to)} returns them verbatim.`;
+      }),
     );
     return { decisions };
   });
