@@ -1,14 +1,30 @@
 /**
  * The agent-facing half of Baton, without any framework: a scripted agent that reads
- * the notices Baton puts in its system prompt, checkpoints with `notes` when warned,
+ * the notices Baton sends after the conversation, checkpoints with `notes` when warned,
  * compacts at a moment of its choosing with `compact`, and gets evicted text back with
- * `recall`. Adapters expose the same three tools in their host's idiom.
+ * `recall`. Adapters expose the same three tools in their host's idiom. Every prompt is billed
+ * by core's cost meter at the registry's prices of the model named.
  *
  *   npx -y pnpm@12.4.2 --filter @baton/example-agent-tools start
  */
-import { createBaton, createEntry, type Entry, type Part } from '@baton/core';
+import {
+  costMeter,
+  createBaton,
+  createEntry,
+  type Entry,
+  type Part,
+  type Prepared,
+  promptBlocks,
+  TokenCounter,
+  tokenPricing,
+} from '@baton/core';
 
-const baton = createBaton({ contextWindow: 8_000 });
+const baton = createBaton({ model: 'claude-sonnet-4', contextWindow: 8_000 });
+// What each prompt costs at the model's registry prices (cache reads 0.1x, writes 1.25x).
+const counter = new TokenCounter(baton.options.tokenizer, baton.options.opaqueTokens);
+const meter = costMeter({ pricing: baton.options.pricing ?? tokenPricing() });
+const bill = (prepared: Prepared) =>
+  meter.bill({ prompt: promptBlocks(prepared, counter), outputTokens: 40 });
 const session = baton.session('agent-tools-example');
 const tools = new Map(session.tools.map((tool) => [tool.name, tool]));
 const history: Entry[] = [
@@ -34,6 +50,7 @@ const configFile = (i: number) =>
 
 for (let i = 0; i < 6; i++) {
   const prepared = await session.prepare({ entries: history, system: 'You audit configuration files.' });
+  bill(prepared);
   for (const notice of prepared.notices) console.log(`[${notice.type}] ${notice.text.split('\n')[0]}`);
   if (prepared.notices.some((n) => n.type === 'warning')) {
     // Warned: keep the finding durable before anything is evicted.
@@ -54,6 +71,7 @@ console.log(
     .message,
 );
 const compacted = await session.prepare({ entries: history, system: 'You audit configuration files.' });
+bill(compacted);
 console.log(`outcome ${compacted.outcome}: ${compacted.tokens.before} -> ${compacted.tokens.after} tokens`);
 for (const notice of compacted.notices) console.log(`[${notice.type}]\n${notice.text}`);
 
@@ -65,3 +83,8 @@ const recalled = (await step('recall', { query: 'debug = true' })) as {
 console.log('agent -> recall:', recalled.records.map((r) => r.ref).join(', '));
 console.log(recalled.content.split('\n').find((line) => line.startsWith('debug')));
 console.log(`\nsystem prompt the model now sees:\n${compacted.system}`);
+
+const { calls, inputTokens, cachedTokens, cost } = meter.totals;
+console.log(
+  `${calls} model calls: ${inputTokens} input tokens, ${cachedTokens} read from the prompt cache, $${cost.toFixed(4)} at claude-sonnet-4 prices`,
+);
