@@ -226,10 +226,11 @@ describe('the baton binary', () => {
 
   it('prints what each policy cost, in USD only when --model names a priced model', async () => {
     const path = file('costs.json', openai);
-    // policy, compactions, peak, over budget, opening lost, tokens billed, 0.1x, 1.25x, [USD,] cached
+    // policy, compactions, peak, over budget, opening lost, refs in prompt, or recallable,
+    // tokens billed, 0.1x, 1.25x, [USD,] cached (the pages name nothing the answer uses: n/a)
     const row = (usd: boolean) =>
       new RegExp(
-        `^no compaction(?:\\s+[\\d,]+){5}\\s+([\\d,]+)\\s+([\\d,]+)${usd ? '\\s+\\$([\\d.]+)' : ''}\\s+([\\d.]+)%$`,
+        `^no compaction(?:\\s+[\\d,]+){4}\\s+n/a\\s+n/a\\s+[\\d,]+\\s+([\\d,]+)\\s+([\\d,]+)${usd ? '\\s+\\$([\\d.]+)' : ''}\\s+([\\d.]+)%$`,
         'm',
       );
     const priced = await baton('replay', path, '--window', '8k', '--model', 'claude-sonnet-4');
@@ -249,6 +250,32 @@ describe('the baton binary', () => {
     expect(unpriced.stdout).not.toMatch(/USD\s+cached$/m);
     expect(unpriced.stdout).toMatch(row(false));
     expect(unpriced.stdout).toContain('USD: not shown: no --model names a priced model.');
+  });
+
+  it('prints how much of what the agent went on to use each policy kept in its prompt, or can recall', async () => {
+    // The first page reports an error the answer names; at 8k the sliding window has lost it.
+    const messages = openai.messages.map((message, i) =>
+      i === 3
+        ? { ...message, content: `${message.content}\nERROR E4242 raised by src/audit/loader.ts` }
+        : message,
+    );
+    messages[messages.length - 1] = {
+      role: 'assistant',
+      content: 'E4242 in src/audit/loader.ts is the only failure.',
+    };
+    const result = await baton('replay', file('references.json', { messages }), '--window', '8k');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^policy .* opening lost\s+refs in prompt\s+or recallable\s+tokens billed /m,
+    );
+    const shares = (policy: string) =>
+      new RegExp(`^${policy}(?:\\s+[\\d,]+){4}\\s+(n/a|[\\d.]+%)\\s+(n/a|[\\d.]+%)\\s`, 'm')
+        .exec(result.stdout)
+        ?.slice(1);
+    expect(shares('no compaction')).toEqual(['0.0%', '0.0%']); // over the budget at the answer
+    expect(shares('delete oldest')).toEqual(['0.0%', '0.0%']);
+    expect(shares('Baton')?.[1]).toBe('100.0%');
+    expect(result.stdout).toContain('an earlier tool result or user message showed first 2 times;');
   });
 
   it.skipIf(skipUnless(corpusAvailable, CORPUS_MISSING))(

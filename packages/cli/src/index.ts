@@ -25,5 +25,6 @@ export {
   type RetentionCounts,
   type RetentionTotals,
   referenceRetention,
+  retentionNote,
   retentionShare,
 } from './retention.ts';

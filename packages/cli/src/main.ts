@@ -7,7 +7,7 @@ import { costNote } from './cost-report.ts';
 import { FORMATS, parseTranscript, TranscriptFormatError } from './formats.ts';
 import { inspectTranscript } from './inspect.ts';
 import { replay } from './replay.ts';
-import { progress, summaryTable } from './replay-text.ts';
+import { progress, retentionNote, summaryTable } from './replay-text.ts';
 import { renderReport } from './report.ts';
 
 export const USAGE = `baton: what Baton would have done to your agent's transcript
@@ -95,7 +95,7 @@ async function runReplay(file: string, values: Record<string, string | undefined
     progress(io),
   );
   await (store as { close?: () => Promise<void> } | undefined)?.close?.();
-  io.out(`\n${summaryTable(result)}\n\n${costNote(result)}\n`);
+  io.out(`\n${summaryTable(result)}\n\n${retentionNote(result)}\n${costNote(result)}\n`);
   io.out(
     `\n${result.archived} entries archived (recallable verbatim)${result.probes ? `, ${result.probes} probes` : ''}.\n`,
   );

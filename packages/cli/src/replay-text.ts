@@ -3,6 +3,7 @@ import { percent, usd } from './cost-report.ts';
 import type { Io } from './main.ts';
 import type { ReplayResult, StepRecord } from './replay.ts';
 import { describeEvent } from './report.ts';
+import { retentionNote as retentionSentence, retentionShare } from './retention.ts';
 
 /** Progress of a replay: a live bar on a TTY, otherwise one plain line per event. */
 export function progress(io: Io) {
@@ -35,6 +36,8 @@ export function summaryTable(result: ReplayResult): string {
       'peak tokens',
       'over budget',
       'opening lost',
+      'refs in prompt',
+      'or recallable',
       'tokens billed',
       'cost 0.1x read',
       '1.25x write',
@@ -47,6 +50,8 @@ export function summaryTable(result: ReplayResult): string {
       fmt(p.peak),
       String(p.overBudget),
       String(p.openingLost),
+      retentionShare(p.retention.inPrompt, p.retention.needed),
+      retentionShare(p.retention.recallable, p.retention.needed),
       fmt(p.billed),
       fmt(p.cacheAdjusted),
       fmt(p.cacheAdjustedWrite),
@@ -61,3 +66,7 @@ export function summaryTable(result: ReplayResult): string {
     )
     .join('\n');
 }
+
+/** What the reference columns count, and how many references there were (the same under every policy). */
+export const retentionNote = (result: ReplayResult): string =>
+  retentionSentence(result.policies[0]?.retention.needed ?? 0, ['refs in prompt', 'or recallable']);

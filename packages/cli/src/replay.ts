@@ -6,9 +6,11 @@ import {
   type ProbeRequest,
   promptBlocks,
   type RubricName,
+  type Session,
   type Store,
   TokenCounter,
 } from '@baton/core';
+import { entryText } from '@baton/core/internals';
 import {
   POLICY_KEYS,
   type PolicyBilling,
@@ -17,6 +19,7 @@ import {
   policyBilling,
 } from './billing.ts';
 import { heuristicJudge, recordingJudge } from './offline-judge.ts';
+import { promptText, type RetentionTotals, referenceRetention } from './retention.ts';
 
 export interface ReplayOptions {
   contextWindow?: number;
@@ -56,6 +59,13 @@ export interface PolicySummary extends PolicyCosts {
   billed: number;
   /** Steps where the opening request was not in the context. */
   openingLost: number;
+  /**
+   * Reference retention (`referenceRetention`): the identifiers the agent used that an earlier
+   * tool result or user message showed first, how many the prompt this policy sent still
+   * held, and how many were in it or one recall away (in the policy's archive: Baton's and
+   * the fixed-interval baseline's; the other two keep none).
+   */
+  retention: RetentionTotals;
 }
 
 export interface ReplayResult {
@@ -94,6 +104,12 @@ function deleteOldest(
     tokens += counts[first] as number;
   }
   return { tokens, first };
+}
+
+/** Everything a session archived, as one text to search (the entries verbatim). */
+async function archivedText(session: Session): Promise<string> {
+  const records = await session.archive.range(0, Number.MAX_SAFE_INTEGER);
+  return records.map((record) => entryText(record.entry)).join('\n');
 }
 
 /**
@@ -147,8 +163,10 @@ export async function replay(
   };
   const summaries = {} as Record<PolicyKey, PolicySummary>;
   const billing = {} as Record<PolicyKey, PolicyBilling>;
+  const retention = {} as Record<PolicyKey, ReturnType<typeof referenceRetention>>;
   for (const key of POLICY_KEYS) {
     billing[key] = policyBilling(pricing);
+    retention[key] = referenceRetention(entries);
     summaries[key] = {
       key,
       name: names[key],
@@ -157,6 +175,7 @@ export async function replay(
       overBudget: 0,
       billed: 0,
       openingLost: 0,
+      retention: retention[key].totals,
       ...billing[key].costs(),
     };
   }
@@ -194,6 +213,15 @@ export async function replay(
       ),
     };
 
+    // What each policy's prompt held of what the agent went on to use. Recall is scored after
+    // the loop, against the archives: a prompt lacks only what was archived before it was sent.
+    retention.baton.record(at, promptText(prepared), { overBudget: prepared.tokens.after > budget });
+    retention.none.record(at, promptText({ entries: history }), { overBudget: none > budget });
+    retention.interval.record(at, promptText(fixedRun), { overBudget: fixedRun.tokens.after > budget });
+    retention.deleteOldest.record(at, promptText({ entries: entries.slice(window.first, at) }), {
+      overBudget: window.tokens > budget,
+    });
+
     const record: StepRecord = {
       step: index + 1,
       at,
@@ -223,6 +251,13 @@ export async function replay(
     onStep?.(record, calls.length);
   }
   const archived = (await session.archive.range(0, Number.MAX_SAFE_INTEGER)).length;
+  for (const [key, policySession] of [
+    ['baton', session],
+    ['interval', interval],
+  ] as const) {
+    const text = await archivedText(policySession);
+    retention[key].scoreRecall((identifier) => text.includes(identifier));
+  }
   return {
     steps,
     budget,

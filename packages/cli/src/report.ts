@@ -3,6 +3,7 @@ import type { PolicyKey } from './billing.ts';
 import { escapeHtml, fmt, plot, SERIES } from './chart.ts';
 import { costChart, costNote, costTable } from './cost-report.ts';
 import type { ReplayResult } from './replay.ts';
+import { retentionNote, retentionShare } from './retention.ts';
 
 /** One line per event worth a marker: what happened, in counts (events never carry content). */
 export function describeEvent(event: BatonEvent): string | undefined {
@@ -86,7 +87,7 @@ export function renderReport(
   const summary = result.policies
     .map(
       (p) =>
-        `<tr><td>${escapeHtml(p.name)}</td><td>${p.compactions}</td><td>${fmt(p.peak)}</td><td>${p.overBudget}</td><td>${p.openingLost}</td><td>${fmt(p.billed)}</td></tr>`,
+        `<tr><td>${escapeHtml(p.name)}</td><td>${p.compactions}</td><td>${fmt(p.peak)}</td><td>${p.overBudget}</td><td>${p.openingLost}</td><td>${retentionShare(p.retention.inPrompt, p.retention.needed)}</td><td>${retentionShare(p.retention.recallable, p.retention.needed)}</td><td>${fmt(p.billed)}</td></tr>`,
     )
     .join('\n');
   const eventRows = result.steps
@@ -115,9 +116,10 @@ th:first-child,td:first-child{text-align:left}
 <div>${legend}</div>
 ${tokenChart(result, labels)}
 <h2>Summary</h2>
-<table class="summary"><tr><th>policy</th><th>compactions</th><th>peak tokens</th><th>calls over budget</th><th>calls without the opening request</th><th>input tokens billed</th></tr>
+<table class="summary"><tr><th>policy</th><th>compactions</th><th>peak tokens</th><th>calls over budget</th><th>calls without the opening request</th><th>references in the prompt</th><th>in the prompt or recallable</th><th>input tokens billed</th></tr>
 ${summary}
 </table>
+<p class="note">${escapeHtml(retentionNote(result.policies[0]?.retention.needed ?? 0, ['references in the prompt', 'in the prompt or recallable']))}</p>
 <h2>Cost</h2>
 <p class="note">${escapeHtml(costNote(result))}</p>
 <div>${legend}</div>

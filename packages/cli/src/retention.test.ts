@@ -1,4 +1,5 @@
 import { createEntry, type Entry, fromOpenAIChat } from '@baton/core';
+import { entryText } from '@baton/core/internals';
 import { skipUnless } from '@baton/test-support/skip-unless.ts';
 import { CORPUS_MISSING, corpusAvailable, loadReplayCorpus } from '@baton/test-support/transcripts.ts';
 import { describe, expect, it } from 'vitest';
@@ -47,6 +48,26 @@ describe('referenceRetention', () => {
     over.record(6, promptText({ entries: history.slice(0, 6) }), { overBudget: true });
     expect(over.totals).toMatchObject({ needed: 3, inPrompt: 0, recallable: 0 });
     expect(over.totals.byDistance['up to 10'].needed).toBe(3);
+  });
+
+  it('scores recall once it is known, each reference once, in its distance too', () => {
+    // A prompt holding neither result; what was archived is known only at the end.
+    const lost = referenceRetention(history);
+    lost.record(6, promptText({ entries: history.slice(0, 3) }));
+    expect(lost.totals).toMatchObject({ needed: 3, inPrompt: 0, recallable: 0 });
+    const archive = entryText(history[5]!);
+    lost.scoreRecall((identifier) => identifier !== 'ErrExpired' && archive.includes(identifier));
+    expect(lost.totals).toMatchObject({ needed: 3, inPrompt: 0, recallable: 2 });
+    lost.scoreRecall((identifier) => archive.includes(identifier));
+    lost.scoreRecall((identifier) => archive.includes(identifier));
+    expect(lost.totals).toMatchObject({ needed: 3, inPrompt: 0, recallable: 3 });
+    expect(lost.totals.byDistance['up to 10']).toEqual({ needed: 3, inPrompt: 0, recallable: 3 });
+
+    // A call over the budget is refused: no recall happens in it, whatever was archived.
+    const refused = referenceRetention(history);
+    refused.record(6, promptText({ entries: history.slice(0, 6) }), { overBudget: true });
+    refused.scoreRecall(() => true);
+    expect(refused.totals).toMatchObject({ needed: 3, inPrompt: 0, recallable: 0 });
   });
 
   it.skipIf(skipUnless(corpusAvailable, CORPUS_MISSING))(

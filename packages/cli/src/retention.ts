@@ -37,6 +37,7 @@ const emptyCounts = (): RetentionCounts => ({ needed: 0, inPrompt: 0, recallable
  * @example
  * const retention = referenceRetention(entries);
  * for (const at of modelCalls(entries)) retention.record(at, promptTextOf(at), { overBudget });
+ * retention.scoreRecall((identifier) => archivedText.includes(identifier)); // once, at the end
  * retention.totals.inPrompt / retention.totals.needed;
  */
 export function referenceRetention(entries: readonly Entry[]) {
@@ -45,6 +46,8 @@ export function referenceRetention(entries: readonly Entry[]) {
     ...emptyCounts(),
     byDistance: { 'up to 10': emptyCounts(), '11 to 50': emptyCounts(), 'over 50': emptyCounts() },
   };
+  /** References recorded as neither in the prompt nor recallable, for `scoreRecall`. */
+  let unrecalled: Array<{ identifier: string; distance: Distance }> = [];
 
   /** What the call producing `entries[at]` needed from earlier tool results and user messages. */
   function needed(at: number): NeededReference[] {
@@ -75,16 +78,36 @@ export function referenceRetention(entries: readonly Entry[]) {
     return needed(at).map(({ identifier, firstAt }) => {
       const inPrompt = !overBudget && prompt.includes(identifier);
       const canRecall = inPrompt || recallable?.(identifier) === true;
-      for (const counts of [totals, totals.byDistance[distanceOf(at - firstAt)]]) {
+      const distance = distanceOf(at - firstAt);
+      for (const counts of [totals, totals.byDistance[distance]]) {
         counts.needed++;
         if (inPrompt) counts.inPrompt++;
         if (canRecall) counts.recallable++;
       }
+      // A call over the budget is refused: nothing in it is recalled, whatever is archived later.
+      if (!canRecall && !overBudget) unrecalled.push({ identifier, distance });
       return { identifier, firstAt, inPrompt };
     });
   }
 
-  return { needed, record, totals };
+  /**
+   * Scores every reference recorded as neither in its prompt nor recallable against what the
+   * policy can recall once the run is over: one archive read instead of one per call. Exact
+   * for an archive written ahead of each prompt (Baton's): what a prompt within the budget
+   * lacked had been evicted, so archived, before that prompt was sent. References of calls over
+   * the budget are left out (the call is refused), and each reference is counted once, however
+   * often this is called.
+   */
+  function scoreRecall(recallable: (identifier: string) => boolean): void {
+    unrecalled = unrecalled.filter(({ identifier, distance }) => {
+      if (!recallable(identifier)) return true;
+      totals.recallable++;
+      totals.byDistance[distance].recallable++;
+      return false;
+    });
+  }
+
+  return { needed, record, scoreRecall, totals };
 }
 
 /** A share as a percentage with one decimal, or 'n/a' when nothing was needed. */
@@ -96,4 +119,16 @@ export function promptText(prompt: { system?: string; entries: readonly Entry[];
   return [prompt.system ?? '', ...prompt.entries.map((entry) => entryText(entry)), prompt.trailer ?? ''].join(
     '\n',
   );
+}
+
+/**
+ * The retention columns of a table explained in one sentence, with how many references were
+ * needed; `columns` names the in-prompt and the recallable column as the table heads them.
+ *
+ * @example
+ * retentionNote(2281, ['refs in prompt', 'or recallable']);
+ */
+export function retentionNote(needed: number, [inPrompt, recallable]: readonly [string, string]): string {
+  const times = needed === 1 ? 'once' : `${needed.toLocaleString('en-US')} times`;
+  return `References: the agent used an identifier (a path, a symbol, an error code, an id, a number, a quoted string) that an earlier tool result or user message showed first ${times}; '${inPrompt}' is the share the prompt the policy sent still held (none when over the budget), '${recallable}' adds those in the policy's archive, one recall away.`;
 }
