@@ -17,10 +17,19 @@ describe.skipIf(skipUnless(corpusAvailable, CORPUS_MISSING))(
           const baton = createBaton({ contextWindow });
           const session = baton.session(transcript.name);
           const outcomes = { ok: 0, compacted: 0, unfit: 0 };
+          const opening = history.find((e) => e.role === 'user');
+          const openingAt = opening ? history.indexOf(opening) : -1;
           for (const point of modelCallPoints(history)) {
             const prefix = history.slice(0, point);
             const prepared = await session.prepare({ entries: prefix });
             outcomes[prepared.outcome]++;
+            // From 32k up the opening request leaves a working margin in every transcript (pylint's,
+            // 7.8k tokens, is the largest): it is never cut to a preview, however long the run.
+            if (contextWindow >= 32_000 && opening && point > openingAt)
+              expect(
+                prepared.entries.some((e) => JSON.stringify(e.parts) === JSON.stringify(opening.parts)),
+                `step ${point}: the opening request verbatim`,
+              ).toBe(true);
             const violations = await invariantViolations({
               history: prefix,
               prepared,

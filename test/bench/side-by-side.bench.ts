@@ -160,6 +160,21 @@ function aiSdkConversation(
   };
 }
 
+/** Baton's AI SDK middleware on the mock, at the current WINDOW, archiving into `archive`. */
+function aiSdkBaton(
+  meter: SummaryMeter,
+  archive: RecordingStore,
+  thresholds: { compactAt?: number; targetAt?: number } = {},
+): Conversation {
+  const session = createAiSdkBaton({
+    contextWindow: WINDOW,
+    store: archive.store,
+    summarizer: meteredExtractive(meter),
+    ...thresholds,
+  }).session(`t${threads++}`);
+  return aiSdkConversation((model) => wrapLanguageModel({ model, middleware: session.middleware }));
+}
+
 function meteredExtractive(meter: SummaryMeter): Summarizer {
   const inner = extractiveSummarizer();
   return async (input) => {
@@ -309,30 +324,14 @@ const variants: Variant[] = [
     framework: 'AI SDK',
     name: 'Baton `middleware`',
     baton: true,
-    conversation: (meter, archive) => {
-      const session = createAiSdkBaton({
-        contextWindow: WINDOW,
-        store: archive.store,
-        summarizer: meteredExtractive(meter),
-      }).session(`t${threads++}`);
-      return aiSdkConversation((model) => wrapLanguageModel({ model, middleware: session.middleware }));
-    },
+    conversation: (meter, archive) => aiSdkBaton(meter, archive),
     estimate: (history) => fromOpenAIChat(history).reduce((sum, e) => sum + counter.raw(e), 0),
   },
   {
     framework: 'AI SDK',
     name: 'Baton `middleware`, cost-tuned (`compactAt: 0.5, targetAt: 0.25`)',
     baton: true,
-    conversation: (meter, archive) => {
-      const session = createAiSdkBaton({
-        contextWindow: WINDOW,
-        store: archive.store,
-        compactAt: 0.5,
-        targetAt: 0.25,
-        summarizer: meteredExtractive(meter),
-      }).session(`t${threads++}`);
-      return aiSdkConversation((model) => wrapLanguageModel({ model, middleware: session.middleware }));
-    },
+    conversation: (meter, archive) => aiSdkBaton(meter, archive, { compactAt: 0.5, targetAt: 0.25 }),
     estimate: (history) => fromOpenAIChat(history).reduce((sum, e) => sum + counter.raw(e), 0),
   },
   {
