@@ -121,7 +121,9 @@ describe("batonMiddleware({ mode: 'rewrite' })", () => {
     let calls = 0;
     const model = fakeModel();
     for (let i = 0; i < 20; i++) {
-      model.respond(() => {
+      model.respond((messages: BaseMessage[]) => {
+        // A continuation summary Baton asks of the same model is not a step of the agent.
+        if (messages[0]?.type === 'system') return new AIMessage('Read files 0 to 9; all fine.');
         const s = calls++;
         if (s >= 12) return new AIMessage('done');
         return new AIMessage({

@@ -32,6 +32,8 @@ export interface ScriptedCall {
  */
 export function scriptedModel(script: (call: ScriptedCall) => ScriptedTurn | Error) {
   const prompts: LanguageModelV4Prompt[] = [];
+  /** The input tokens reported for each call: what this provider bills. */
+  const usages: number[] = [];
   let step = 0;
   const generate = async (options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> => {
     prompts.push(options.prompt);
@@ -52,12 +54,14 @@ export function scriptedModel(script: (call: ScriptedCall) => ScriptedTurn | Err
             toolName: call.name,
             input: JSON.stringify(call.input),
           }));
+    const billed = Math.ceil((visible.length + JSON.stringify(options.tools ?? []).length) / 4);
+    usages.push(billed);
     return {
       content,
       finishReason: { unified: 'text' in turn ? 'stop' : 'tool-calls', raw: undefined },
       usage: {
         inputTokens: {
-          total: Math.ceil((visible.length + JSON.stringify(options.tools ?? []).length) / 4),
+          total: billed,
           noCache: undefined,
           cacheRead: undefined,
           cacheWrite: undefined,
@@ -94,5 +98,5 @@ export function scriptedModel(script: (call: ScriptedCall) => ScriptedTurn | Err
       };
     },
   });
-  return { model, prompts };
+  return { model, prompts, usages };
 }

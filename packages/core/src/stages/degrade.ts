@@ -1,3 +1,4 @@
+import { identifierIndex } from '../identifiers.ts';
 import type { FoldDecision } from '../ledger.ts';
 import { defineStage, FreedTokens, type Stage } from '../stage.ts';
 import { type Entry, outputText, type Part } from '../transcript.ts';
@@ -14,14 +15,21 @@ export function previewChars(budget: number): number {
  */
 const MAX_PREVIEW_SHARE = 0.25;
 
+/** Share of a preview given to the names in the part not shown (paths, symbols, codes). */
+const NAMES_SHARE = 0.1;
+
 function preview(text: string, chars: number, ref: string, what = 'result'): string {
-  const head = Math.floor(chars * 0.7);
-  const tail = chars - head;
+  // The names in the hidden middle stay in sight, so the agent knows what to recall for.
+  const namesChars = Math.floor(chars * NAMES_SHARE);
+  const shown = chars - namesChars;
+  const head = Math.floor(shown * 0.7);
+  const tail = shown - head;
+  const names = identifierIndex(text.slice(head, text.length - tail), '', namesChars);
   return [
     `[baton] This ${what} was too large for the context window (${text.length} chars); showing the first ${head} and last ${tail}. ` +
       `Read the rest with recall({ "ref": ${JSON.stringify(ref)}, "offset": ${head}, "limit": 8000 }).`,
     text.slice(0, head),
-    `[… ${text.length - chars} chars not shown …]`,
+    `[… ${text.length - shown} chars not shown${names ? `; names in them: ${names}` : ''} …]`,
     text.slice(text.length - tail),
   ].join('\n');
 }
