@@ -329,9 +329,9 @@ const variants: Variant[] = [
   },
   {
     framework: 'AI SDK',
-    name: 'Baton `middleware`, cost-tuned (`compactAt: 0.5, targetAt: 0.25`)',
+    name: 'Baton `middleware`, cost-tuned (`targetAt: 0.3`)',
     baton: true,
-    conversation: (meter, archive) => aiSdkBaton(meter, archive, { compactAt: 0.5, targetAt: 0.25 }),
+    conversation: (meter, archive) => aiSdkBaton(meter, archive, { targetAt: 0.3 }),
     estimate: (history) => fromOpenAIChat(history).reduce((sum, e) => sum + counter.raw(e), 0),
   },
   {

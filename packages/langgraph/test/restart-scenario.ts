@@ -84,8 +84,11 @@ export async function secondProcess(
     });
   });
   model.respond(
+    // The recall result is the newest tool message (a notice of this step's compaction may follow it).
     (messages: BaseMessage[]) =>
-      new AIMessage(`key path: ${/SECRET-PATH=([^\\"]+)/.exec(messages.at(-1)?.text ?? '')?.[1]}`),
+      new AIMessage(
+        `key path: ${/SECRET-PATH=([^\\"]+)/.exec(messages.findLast((m) => m.type === 'tool')?.text ?? '')?.[1]}`,
+      ),
   );
   const result = await agentWith(model, persistence).invoke(
     { messages: [new HumanMessage('Continue: where is the key?')] },
