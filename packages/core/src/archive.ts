@@ -1,3 +1,4 @@
+import { BatonConfigError } from './errors.ts';
 import type { ArchiveRecord, Store } from './store.ts';
 
 /** Read access to a session's evicted entries, byte-identical to what was evicted. */
@@ -13,6 +14,17 @@ export function archiveApi(store: Store, sessionId: string): ArchiveApi {
   return {
     get: (ref) => store.getArchive(sessionId, ref),
     range: (from, to) => store.rangeArchive(sessionId, from, to),
-    search: (text, options) => store.searchArchive(sessionId, text, options?.limit ?? 20),
+    search: (text, options) => {
+      const limit = options?.limit ?? 20;
+      // Stores answered -1, NaN and 1.5 each their own way: one rule, at the API.
+      if (!Number.isInteger(limit) || limit < 1)
+        return Promise.reject(
+          new BatonConfigError(
+            `[baton] [archive] search limit must be a whole number of at least 1, received ${String(limit)}`,
+            ['limit'],
+          ),
+        );
+      return store.searchArchive(sessionId, text, limit);
+    },
   };
 }

@@ -33,14 +33,27 @@ export async function writeCheckpoint(
   checkpoint: Omit<Checkpoint, 'ref'>,
   sequence: number,
 ): Promise<string> {
-  const ref = `${checkpoint.sessionId}/checkpoint-${sequence}`;
+  // Unguessable: a ref is shown to the model and may reach logs; knowing one session's refs
+  // must not let anyone name another's.
+  const ref = `${checkpoint.sessionId}/checkpoint-${sequence}-${randomHex()}`;
   const put = await store.putDocument<Checkpoint>(NAMESPACE, ref, { ...checkpoint, ref }, 0);
   if (!put.ok) throw new Error(`checkpoint ${ref} already exists`);
   return ref;
 }
 
-export async function readCheckpoint(store: Store, ref: string): Promise<Checkpoint | undefined> {
-  return (await store.getDocument<Checkpoint>(NAMESPACE, ref))?.value;
+/** A checkpoint of `sessionId`: another session's ref reads nothing. */
+export async function readCheckpoint(
+  store: Store,
+  sessionId: string,
+  ref: string,
+): Promise<Checkpoint | undefined> {
+  const checkpoint = (await store.getDocument<Checkpoint>(NAMESPACE, ref))?.value;
+  return checkpoint?.sessionId === sessionId ? checkpoint : undefined;
+}
+
+function randomHex(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(8));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** The archived ranges a ledger stands for. */

@@ -1,3 +1,4 @@
+import { checkDecisions } from './decision-shape.ts';
 import { describeError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
 import { buildGroups, type PinPolicy } from './groups.ts';
@@ -74,14 +75,25 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
       summarize: input.summarize,
       emit: input.emit,
     };
-    let proposed: Decision[];
+    let returned: unknown;
     try {
-      proposed = (await stage(ctx)).decisions;
+      returned = (await stage(ctx)).decisions;
     } catch (error) {
       input.emit({ type: 'stage-failed', stage: name, error: describeError(error) });
       continue;
     }
-    if (!Array.isArray(proposed) || proposed.length === 0) continue;
+    // Checked before anything applies it: a custom stage is user code.
+    const checked = checkDecisions(returned);
+    if ('problem' in checked) {
+      input.emit({
+        type: 'stage-failed',
+        stage: name,
+        error: `[baton] [ladder] rejected: ${checked.problem}`,
+      });
+      continue;
+    }
+    const proposed = checked.decisions;
+    if (proposed.length === 0) continue;
     const next = applyLedger(entries, proposed);
     const violation = stageViolation(groups, next, { degrades: stage.degrades === true });
     if (violation) {

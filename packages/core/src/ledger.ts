@@ -1,4 +1,4 @@
-import type { Entry, Part } from './transcript.ts';
+import { contentHashOf, type Entry, type Part } from './transcript.ts';
 
 /** Replace the parts of one entry (its key stays): a fold, or a degrade preview. */
 export interface FoldDecision {
@@ -8,6 +8,8 @@ export interface FoldDecision {
   parts: Part[];
   /** Seq range of the host entries it evicted (set when the ladder accepts it). */
   span?: [number, number];
+  /** Content hash of the host entry it folded (set when it is kept): an edited entry is new. */
+  hash?: string;
 }
 
 /** Replace a contiguous run of entries with zero or more synthetic entries (digest, summary, marker). */
@@ -18,6 +20,8 @@ export interface ReplaceDecision {
   entries: Entry[];
   /** Seq range of the host entries it evicted (set when the ladder accepts it). */
   span?: [number, number];
+  /** Content hash of each host entry it replaced, by key (set when it is kept). */
+  hashes?: Record<string, string>;
 }
 
 export type Decision = FoldDecision | ReplaceDecision;
@@ -27,7 +31,7 @@ export interface Ledger {
   decisions: Decision[];
 }
 
-type Action = { decision: Decision };
+type Action = { decision: Decision; hash: string | undefined };
 
 /** Folded entry objects per decision, so repeated projections reuse the same objects (memo hits, stable bytes). */
 const foldedEntries = new WeakMap<FoldDecision, Entry>();
@@ -48,20 +52,23 @@ function foldedEntry(original: Entry, decision: FoldDecision): Entry {
  * Applies decisions to a history in one pass: O(entries + decision keys), deterministic.
  * Later decisions win for a key, and a decision may consume the synthetic output of an
  * earlier one (a summary that absorbs an older summary): emission recurses through them.
- * Keys the history no longer has are ignored, so a ledger never breaks a projection.
+ * Keys the history no longer has, or holds with other content, are ignored, so a ledger never
+ * breaks a projection and never hides an edit.
  */
 export function applyLedger(entries: readonly Entry[], decisions: readonly Decision[]): Entry[] {
   if (decisions.length === 0) return entries as Entry[];
   const actions = new Map<string, Action>();
   for (const decision of decisions) {
-    if (decision.kind === 'fold') actions.set(decision.key, { decision });
-    else for (const key of decision.keys) actions.set(key, { decision });
+    if (decision.kind === 'fold') actions.set(decision.key, { decision, hash: decision.hash });
+    else for (const key of decision.keys) actions.set(key, { decision, hash: decision.hashes?.[key] });
   }
   const out: Entry[] = [];
   const emitted = new Set<ReplaceDecision>();
   const emit = (entry: Entry, depth: number): void => {
     const action = actions.get(entry.key);
-    if (!action || depth > 64) {
+    // A host entry whose content changed since the decision (an edit under the same id, a
+    // second message reusing an id) is not what was evicted: it is shown as it is now.
+    if (!action || depth > 64 || (action.hash !== undefined && action.hash !== contentHashOf(entry))) {
       out.push(entry);
       return;
     }
@@ -77,4 +84,27 @@ export function applyLedger(entries: readonly Entry[], decisions: readonly Decis
   };
   for (const entry of entries) emit(entry, 0);
   return out;
+}
+
+/**
+ * Binds kept decisions to the content of the host entries they act on, so a later edit under
+ * the same key (or another entry reusing it) is shown instead of the stale fold or summary.
+ * Synthetic entries a decision absorbs (an older summary) are Baton's own and need no binding.
+ */
+export function bindToContent(decisions: readonly Decision[], history: readonly Entry[]): void {
+  const byKey = new Map<string, Entry>();
+  for (const entry of history) if (!byKey.has(entry.key)) byKey.set(entry.key, entry);
+  for (const decision of decisions) {
+    if (decision.kind === 'fold') {
+      const entry = byKey.get(decision.key);
+      if (entry) decision.hash = contentHashOf(entry);
+      continue;
+    }
+    const hashes: Record<string, string> = {};
+    for (const key of decision.keys) {
+      const entry = byKey.get(key);
+      if (entry) hashes[key] = contentHashOf(entry);
+    }
+    if (Object.keys(hashes).length > 0) decision.hashes = hashes;
+  }
 }

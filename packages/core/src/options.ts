@@ -9,7 +9,7 @@ import type { Store } from './store.ts';
 import { memoryStore } from './stores/memory-store.ts';
 import type { Summarizer } from './summarizer.ts';
 import { extractiveSummarizer } from './summarizers/extractive.ts';
-import { type EncodingName, gptTokenizer, type Tokenizer } from './tokenizer.ts';
+import { checkedTokenizer, type EncodingName, gptTokenizer, type Tokenizer } from './tokenizer.ts';
 import type { Entry } from './transcript.ts';
 
 const ratio = (field: string) =>
@@ -249,7 +249,7 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
 
   const store = o.store ?? memoryStore();
   let tokenizer: Tokenizer;
-  if (typeof o.tokenizer === 'object') tokenizer = o.tokenizer;
+  if (typeof o.tokenizer === 'object') tokenizer = checkedTokenizer(o.tokenizer);
   else tokenizer = gptTokenizer((o.tokenizer ?? info?.encoding ?? 'o200k_base') as EncodingName);
 
   return {

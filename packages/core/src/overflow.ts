@@ -11,7 +11,7 @@ const PATTERNS: RegExp[] = [
   /context[_ ]length[_ ]exceeded/i, // OpenAI code
   /maximum context length/i, // OpenAI message
   /prompt is too long/i, // Anthropic
-  /input (?:token count|is too long).*exceeds/i, // Google Gemini
+  /input (?:token count|is too long).{0,200}?exceeds/i, // Google Gemini
   /exceeds? (?:the )?(?:maximum|max) (?:number of )?(?:input )?tokens/i,
   /too many (?:input )?tokens/i,
   /context window (?:is |was )?exceeded/i,
@@ -19,11 +19,20 @@ const PATTERNS: RegExp[] = [
   /reduce the length of the messages/i,
 ];
 
+// Every repetition is bounded and a number starts only where a run of digits starts: an error
+// body is provider (or attacker) text, and an unbounded `.*` or digit run made parsing a 109 KB
+// body quadratic (11-17 s with the event loop blocked).
+const NUMBER = '(?<![\\d,])(\\d[\\d,]{0,15})';
 const NUMBERS: RegExp[] = [
-  /(\d[\d,]*) tokens? > (\d[\d,]*)/, // Anthropic: "prompt is too long: 210000 tokens > 200000 maximum"
-  /maximum context length is (\d[\d,]*) tokens.*?(?:resulted in|requested) (\d[\d,]*)/i, // OpenAI (limit first)
-  /input token count \((\d[\d,]*)\) exceeds the maximum number of tokens allowed \((\d[\d,]*)\)/i, // Gemini
+  new RegExp(`${NUMBER} tokens? > ${NUMBER}`), // Anthropic: "prompt is too long: 210000 tokens > 200000 maximum"
+  new RegExp(`maximum context length is ${NUMBER} tokens.{0,300}?(?:resulted in|requested) ${NUMBER}`, 'i'), // OpenAI (limit first)
+  new RegExp(
+    `input token count \\(${NUMBER}\\) exceeds the maximum number of tokens allowed \\(${NUMBER}\\)`,
+    'i',
+  ), // Gemini
 ];
+/** Characters of one error string that are searched: provider messages are short, bodies are not. */
+const MAX_TEXT = 64 * 1024;
 
 const toNumber = (s: string) => Number(s.replace(/,/g, ''));
 
@@ -35,7 +44,7 @@ function strings(error: unknown): string[] {
   while (queue.length > 0 && out.length < 50) {
     const value = queue.shift();
     if (typeof value === 'string') {
-      out.push(value);
+      out.push(value.length > MAX_TEXT ? value.slice(0, MAX_TEXT) : value);
       if (value.startsWith('{')) {
         try {
           queue.push(JSON.parse(value));
@@ -61,7 +70,12 @@ function strings(error: unknown): string[] {
       'body',
       'lc_error_code',
     ]) {
-      const inner = record[field];
+      let inner: unknown;
+      try {
+        inner = record[field];
+      } catch {
+        continue; // a throwing getter: the error still has its other fields
+      }
       if (typeof inner === 'number') out.push(String(inner));
       else if (inner !== undefined) queue.push(inner);
     }

@@ -114,3 +114,29 @@ function needsRepair(entries: readonly Entry[]): boolean {
   }
   return false;
 }
+
+/**
+ * Gives every entry its own key: a host that reuses an id (two messages with the same id, a
+ * copy pasted back) would otherwise have one of them folded, summarized or archived as the
+ * other. A repeated key gets its occurrence, `id~2`, `id~3`, deterministic for the same
+ * history; the array is returned as it is when every key is unique (the common case).
+ */
+export function distinctKeys(entries: readonly Entry[]): Entry[] {
+  const seen = new Map<string, number>();
+  let out: Entry[] | undefined;
+  entries.forEach((entry, index) => {
+    const count = (seen.get(entry.key) ?? 0) + 1;
+    seen.set(entry.key, count);
+    if (count === 1) {
+      out?.push(entry);
+      return;
+    }
+    out ??= entries.slice(0, index);
+    let key = `${entry.key}~${count}`;
+    // A host key may itself look like `id~2`: keep counting until the key is free.
+    for (let n = count; seen.has(key); ) key = `${entry.key}~${++n}`;
+    seen.set(key, 1);
+    out.push({ ...entry, key });
+  });
+  return out ?? (entries as Entry[]);
+}

@@ -1,3 +1,4 @@
+import { ledgerProblem } from './decision-shape.ts';
 import { describeError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
 import type { Decision, Ledger } from './ledger.ts';
@@ -72,14 +73,31 @@ export class SessionRecord {
         ),
       ]);
       if (ledger && ledger.version !== this.ledgerVersion) {
-        this.ledger = ledger.value;
+        // A corrupt document (a store bug, a hand edit) is treated as absent, and said so: the
+        // next commit replaces it; what it evicted is still in the archive.
+        const problem = ledgerProblem(ledger.value);
+        if (problem)
+          emit({
+            type: 'store-failed',
+            operation: 'getDocument',
+            error: `[baton] [store] ${problem}; ignored`,
+          });
+        else this.ledger = ledger.value;
         this.ledgerVersion = ledger.version;
       }
       if (state && state.version !== this.stateVersion) {
         // Another worker (or a restart) moved the state: adopt it, keeping a compact request
         // made here and not yet stored.
         const local = this.stateDirty ? this.state.pendingCompaction : undefined;
-        this.state = { ...state.value, ...(local ? { pendingCompaction: local } : {}) };
+        const stored: unknown = state.value;
+        if (typeof stored === 'object' && stored !== null && !Array.isArray(stored))
+          this.state = { ...initialState(), ...stored, ...(local ? { pendingCompaction: local } : {}) };
+        else
+          emit({
+            type: 'store-failed',
+            operation: 'getDocument',
+            error: `[baton] [store] the stored session state is ${stored === null ? 'null' : typeof stored}; ignored`,
+          });
         this.stateVersion = state.version;
       }
       this.loaded = true;

@@ -169,7 +169,7 @@ describe('Session.prepare', () => {
       system: words(3_000, 1),
     });
     if (prepared.outcome !== 'unfit') throw new Error(`expected unfit, got ${prepared.outcome}`);
-    expect(prepared.checkpointRef).toMatch(/checkpoint-1$/);
+    expect(prepared.checkpointRef).toMatch(/checkpoint-1-[0-9a-f]{16}$/);
     expect(prepared.message).toBe(
       `[baton] This step was not sent to the model: the conversation no longer fits the model's context window (${prepared.reason}). ` +
         'Nothing was lost: the full history is kept. Send a shorter message or fewer attachments, or start a new conversation; ' +

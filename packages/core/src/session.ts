@@ -8,7 +8,7 @@ import { describeError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
 import { type FloorHolders, floorHolders, floorNotice } from './floor.ts';
 import { runLadder } from './ladder.ts';
-import { applyLedger } from './ledger.ts';
+import { applyLedger, bindToContent } from './ledger.ts';
 import { Notes, type NotesApi, renderNotes } from './notes.ts';
 import { noteWritten, placeNotes } from './notes-placement.ts';
 import { compactionNotices, renderNotices, unfitNotice, unfitStepMessage, warningNotice } from './notices.ts';
@@ -16,7 +16,7 @@ import { detectContextOverflow } from './overflow.ts';
 import { PersistedCounts } from './persisted-counts.ts';
 import type { Notice, Prepared, PrepareInput } from './prepared.ts';
 import { probeIfDue, probeScheduleOf, recordSelfCompaction, spanSummarizer } from './probe-step.ts';
-import { repairTranscript } from './repair.ts';
+import { distinctKeys, repairTranscript } from './repair.ts';
 import { SessionRecord } from './session-record.ts';
 import type { Entry } from './transcript.ts';
 
@@ -176,7 +176,7 @@ export class Session {
 
   /** Reads a checkpoint written by an `unfit` outcome. */
   readCheckpoint(ref: string): Promise<Checkpoint | undefined> {
-    return readCheckpoint(this.engine.options.store, ref);
+    return readCheckpoint(this.engine.options.store, this.id, ref);
   }
 
   /** Hands an event to the host's listener; a listener's failure is the listener's, the call goes on. */
@@ -201,7 +201,7 @@ export class Session {
     counter.resume(record.state.calibration);
 
     // Host entries -> a transcript the provider accepts (orphans archived, missing results answered).
-    const repaired = repairTranscript(input.entries);
+    const repaired = repairTranscript(distinctKeys(input.entries));
     if (repaired.orphaned.length > 0 || repaired.missingResults > 0) {
       await record.archiveOutside(repaired.orphaned, 'repair', emit);
       emit({
@@ -295,6 +295,7 @@ export class Session {
           emit(event);
         },
       });
+      bindToContent(result.decisions, repaired.entries);
       // The backstop's own compactions must repay the cache write they cause. Requested ones
       // (the agent chose the moment) are not gated, nor a prompt that would not fit the budget
       // uncompacted with the notices this call may add (the floor's, a warning).

@@ -16,5 +16,13 @@ export function withTimeout<T>(
       reject(new Error(`${what} timed out after ${ms} ms`));
     }, ms);
   });
-  return Promise.race([work(controller.signal), timeout]).finally(() => clearTimeout(timer));
+  // User code may throw before returning a promise, or return something that is not one: either
+  // way the race settles and the timer is cleared (a timer left behind rejects later, unhandled).
+  let running: Promise<T>;
+  try {
+    running = Promise.resolve(work(controller.signal));
+  } catch (error) {
+    running = Promise.reject(error);
+  }
+  return Promise.race([running, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,5 +1,6 @@
 import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { BatonConfigError } from './errors.ts';
 
 /** Counts BPE tokens of a text. Implement it to plug in any tokenizer. */
 export interface Tokenizer {
@@ -98,4 +99,24 @@ export async function tiktokenTokenizer(encoding: EncodingName = 'o200k_base'): 
     name: `tiktoken/${encoding}`,
     count: (text) => (text.length === 0 ? 0 : splitLongRuns(text, count)),
   };
+}
+
+/**
+ * A user-supplied tokenizer whose answers are checked: a count that is not a finite number of
+ * at least 0 (NaN, negative, a string) would let any history through the budget, so it is a
+ * `BatonConfigError` (asked once at creation, so a broken tokenizer fails there). A fractional
+ * count (an estimate such as `text.length / 4`) is rounded up.
+ */
+export function checkedTokenizer(tokenizer: Tokenizer): Tokenizer {
+  const count = (text: string): number => {
+    const tokens: unknown = tokenizer.count(text);
+    if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0)
+      throw new BatonConfigError(
+        `[baton] [tokenizer] ${tokenizer.name}.count returned ${typeof tokens === 'number' ? tokens : typeof tokens} for a ${text.length}-character text: expected a finite token count of at least 0`,
+        ['tokenizer'],
+      );
+    return Math.ceil(tokens);
+  };
+  count('hello world');
+  return { name: tokenizer.name, count };
 }

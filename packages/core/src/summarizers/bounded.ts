@@ -76,6 +76,15 @@ function chunk(entries: readonly Entry[], deps: BoundedSummaryDeps, maxTokens: n
   return chunks;
 }
 
+function detached(entries: readonly Entry[]): Entry[] {
+  try {
+    return structuredClone(entries as Entry[]);
+  } catch {
+    // Parts holding values structuredClone refuses (functions, class instances): their JSON form.
+    return JSON.parse(JSON.stringify(entries)) as Entry[];
+  }
+}
+
 async function callOnce(
   deps: BoundedSummaryDeps,
   entries: Entry[],
@@ -85,7 +94,9 @@ async function callOnce(
   const text = await withTimeout(
     (signal) =>
       deps.summarizer({
-        entries,
+        // A copy: a summarizer is user code, and one that edits its input must not rewrite the
+        // host's messages or the records archived from them.
+        entries: detached(entries),
         maxTokens: deps.maxTokens,
         countTokens: deps.countText,
         signal,

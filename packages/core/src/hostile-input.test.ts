@@ -1,0 +1,288 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createBaton } from './baton.ts';
+import { BatonConfigError } from './errors.ts';
+import type { BatonEvent } from './events.ts';
+import { detectContextOverflow } from './overflow.ts';
+import { defineStage } from './stage.ts';
+import type { Store } from './store.ts';
+import { memoryStore } from './stores/memory-store.ts';
+import type { Summarizer } from './summarizer.ts';
+import { withTimeout } from './timeout.ts';
+import { gptTokenizer } from './tokenizer.ts';
+import { createEntry, type Entry, entryText, outputText } from './transcript.ts';
+
+// Each case here was a failure of an adversarial run against core: a crash, a hang, or data
+// silently replaced. Every test fails on the code before its fix.
+
+const words = (n: number, seed: number) =>
+  Array.from({ length: n }, (_, i) => `w${(i * 17 + seed) % 89}`).join(' ');
+
+/** A tool loop with host ids (`id-<seq>`), as an id-keeping host (LangChain, Mastra) sends it. */
+function toolLoop(steps: number, resultWords = 300): Entry[] {
+  const entries: Entry[] = [createEntry(0, 'user', 'OPENING: audit the repository', 'id-0')];
+  for (let s = 0; s < steps; s++) {
+    const id = `c${s}`;
+    entries.push(
+      createEntry(
+        entries.length,
+        'assistant',
+        [{ type: 'tool-call', id, name: 'read_file', input: { path: `f${s}.ts` } }],
+        `id-${entries.length}`,
+      ),
+    );
+    entries.push(
+      createEntry(
+        entries.length,
+        'tool',
+        [{ type: 'tool-result', callId: id, name: 'read_file', output: words(resultWords, s) }],
+        `id-${entries.length}`,
+      ),
+    );
+  }
+  entries.push(createEntry(entries.length, 'assistant', 'All files read.', `id-${entries.length}`));
+  return entries;
+}
+
+/** Unhandled rejections during a test, collected instead of left to crash the process. */
+let unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+beforeEach(() => {
+  unhandled = [];
+  process.on('unhandledRejection', onUnhandled);
+});
+afterEach(() => {
+  process.off('unhandledRejection', onUnhandled);
+});
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('host entries are identified by id and content', () => {
+  it('an entry edited in place (same id, new text) is shown as edited, and the old text stays recallable', async () => {
+    const baton = createBaton({ contextWindow: 8_000 });
+    const session = baton.session('edit');
+    const history = toolLoop(12);
+    const first = await session.prepare({ entries: history });
+    expect(first.outcome).toBe('compacted');
+    const folded = first.entries.find((e) => e.meta?.synthetic === 'folded')!;
+    const original = history.find((e) => e.key === folded.key)!;
+    // The host edits that result in place: same id, same position, new content.
+    const edited = createEntry(
+      original.seq,
+      'tool',
+      [
+        {
+          type: 'tool-result',
+          callId: (original.parts[0] as { callId: string }).callId,
+          name: 'read_file',
+          output: 'EDITED: the file was rewritten',
+        },
+      ],
+      original.key,
+    );
+    const next = await session.prepare({ entries: history.map((e) => (e === original ? edited : e)) });
+    const shown = next.entries.find((e) => e.key === original.key)!;
+    // Before: the stale fold of the old content replaced the new text (neither sent nor archived).
+    expect(shown.meta?.synthetic).toBeUndefined();
+    expect(entryText(shown)).toBe('EDITED: the file was rewritten');
+    expect((await session.archive.get(original.key))?.entry.parts).toEqual(original.parts);
+  });
+
+  it('two host entries sharing an id are both kept: each in the projection or recallable', async () => {
+    const baton = createBaton({ contextWindow: 8_000 });
+    const session = baton.session('dup');
+    const history = toolLoop(12);
+    // A host that reuses an id: the third result carries the first result's id.
+    const reused = history.findIndex((e, i) => e.role === 'tool' && i > 5);
+    history[reused] = { ...history[reused]!, key: history[2]!.key };
+    const prepared = await session.prepare({ entries: history });
+    expect(prepared.outcome).toBe('compacted');
+    for (const entry of [history[2]!, history[reused]!]) {
+      const text = outputText((entry.parts[0] as { output: unknown }).output);
+      const inPrompt = prepared.entries.some((e) => e.meta?.synthetic === undefined && entryText(e) === text);
+      const archived = (await session.archive.search(text.slice(0, 40), { limit: 50 })).some(
+        (r) => entryText(r.entry) === text,
+      );
+      expect(inPrompt || archived).toBe(true);
+    }
+  });
+
+  it("a summarizer that edits its input changes neither the host's entries nor the archive", async () => {
+    const vandal: Summarizer = async ({ entries }) => {
+      for (const entry of entries) {
+        entry.parts.length = 0;
+        entry.key = 'vandalized';
+      }
+      return 'summary';
+    };
+    const baton = createBaton({ contextWindow: 6_000, summarizer: vandal });
+    const session = baton.session('vandal');
+    const history: Entry[] = [createEntry(0, 'user', 'OPENING request', 'u0')];
+    for (let t = 0; t < 40; t++) {
+      history.push(createEntry(history.length, 'assistant', words(120, t), `a${t}`));
+      history.push(createEntry(history.length, 'user', words(30, t + 100), `u${t + 1}`));
+    }
+    const snapshot = structuredClone(history);
+    const prepared = await session.prepare({ entries: history });
+    expect(prepared.events.some((e) => e.type === 'stage-completed' && e.stage === 'summarize')).toBe(true);
+    expect(history).toEqual(snapshot);
+    expect((await session.archive.get('a0'))?.entry).toEqual(snapshot[1]);
+  });
+});
+
+describe('user code that throws, hangs or returns garbage', () => {
+  it('a custom stage returning malformed decisions is skipped with an event, not a TypeError', async () => {
+    for (const decisions of [[null], [{ kind: 'replace', stage: 'x', keys: 'id-1', entries: [] }], 'nope']) {
+      const bad = defineStage('bad', async () => ({ decisions }) as never);
+      const baton = createBaton({ contextWindow: 8_000, stages: [bad] });
+      const prepared = await baton.session('s').prepare({ entries: toolLoop(12) });
+      const failed = prepared.events.find((e) => e.type === 'stage-failed');
+      expect(failed).toMatchObject({ type: 'stage-failed', stage: 'bad' });
+      expect(JSON.stringify(failed)).toMatch(/rejected/);
+    }
+  });
+
+  it('a probe judge that throws synchronously answers CONTINUE and leaves no timer to reject later', async () => {
+    const baton = createBaton({
+      contextWindow: 8_000,
+      selfCompact: {
+        judge: () => {
+          throw new Error('judge exploded');
+        },
+        minSteps: 0,
+        probeEvery: 1,
+        minTokens: 0,
+        timeoutMs: 20,
+      },
+    });
+    const events: BatonEvent[] = [];
+    const prepared = await baton.session('s').prepare({ entries: toolLoop(3, 50) });
+    events.push(...prepared.events);
+    await settle(60); // past the probe's timeout
+    expect(unhandled).toEqual([]);
+    expect(JSON.stringify(events)).toContain('judge exploded');
+  });
+
+  it('withTimeout settles on a synchronous throw and clears its timer', async () => {
+    await expect(
+      withTimeout(
+        () => {
+          throw new Error('sync');
+        },
+        20,
+        'the work',
+      ),
+    ).rejects.toThrow('sync');
+    await settle(50);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('a corrupt stored ledger or state ({} or null) is ignored with an event', async () => {
+    for (const corrupt of [{}, null, { decisions: [null] }, 7]) {
+      const inner = memoryStore();
+      const store: Store = {
+        ...inner,
+        getDocument: async <T>(namespace: string, key: string) => {
+          const real = await inner.getDocument<T>(namespace, key);
+          return { value: corrupt as T, version: (real?.version ?? 0) + 1 };
+        },
+      };
+      const baton = createBaton({ contextWindow: 8_000, store });
+      const prepared = await baton.session('s').prepare({ entries: toolLoop(12) });
+      expect(prepared.entries.length).toBeGreaterThan(0);
+      expect(
+        prepared.events.some((e) => e.type === 'store-failed' && /corrupt|null|number/.test(e.error)),
+      ).toBe(true);
+    }
+  });
+
+  it('recoverFromOverflow answers when the error has a throwing message getter', async () => {
+    const hostile = {
+      get message(): string {
+        throw new Error('getter exploded');
+      },
+      code: 'context_length_exceeded',
+    };
+    const session = createBaton({ contextWindow: 8_000 }).session('s');
+    await expect(session.recoverFromOverflow(hostile)).resolves.toBe('retry');
+    expect(detectContextOverflow(hostile)).toBeDefined();
+  });
+
+  it('parses a hostile 1 MB error body in linear time', () => {
+    const bodies = [
+      'input is too long '.repeat(60_000),
+      `prompt is too long: ${'1'.repeat(1_000_000)}`,
+      'maximum context length is 8192 tokens '.repeat(30_000),
+      `{"error":{"message":"${'9,'.repeat(500_000)} tokens"}}`,
+    ];
+    const start = performance.now();
+    for (const body of bodies) detectContextOverflow({ message: body, responseBody: body });
+    // Quadratic parsing took 11-17 s on 109 KB; linear parsing of 4 MB takes well under this.
+    expect(performance.now() - start).toBeLessThan(2_000);
+    expect(
+      detectContextOverflow(new Error('prompt is too long: 210,000 tokens > 200,000 maximum')),
+    ).toMatchObject({ tokens: 210_000, limit: 200_000 });
+    expect(
+      detectContextOverflow(
+        new Error(
+          "This model's maximum context length is 128000 tokens. However, your messages resulted in 130500 tokens.",
+        ),
+      ),
+    ).toMatchObject({ tokens: 130_500, limit: 128_000 });
+  });
+
+  it('a tokenizer answering NaN, a negative or a non-number is a BatonConfigError at creation', () => {
+    for (const answer of [Number.NaN, -1, Number.POSITIVE_INFINITY, '12']) {
+      const tokenizer = { name: 'broken', count: () => answer as number };
+      expect(() => createBaton({ contextWindow: 8_000, tokenizer })).toThrow(BatonConfigError);
+      expect(() => createBaton({ contextWindow: 8_000, tokenizer })).toThrow(
+        /\[baton\] \[tokenizer\] broken/,
+      );
+    }
+    // An estimate with a fraction is rounded up, not refused.
+    const estimate = { name: 'chars/4', count: (text: string) => text.length / 4 };
+    expect(createBaton({ contextWindow: 8_000, tokenizer: estimate }).options.tokenizer.count('abcde')).toBe(
+      2,
+    );
+  });
+
+  it('a tokenizer that turns bad later fails the call with a BatonConfigError, never lets history through', async () => {
+    const base = gptTokenizer();
+    let calls = 0;
+    const flaky = { name: 'flaky', count: (text: string) => (++calls > 1 ? -5 : base.count(text)) };
+    const session = createBaton({ contextWindow: 8_000, tokenizer: flaky }).session('s');
+    await expect(session.prepare({ entries: toolLoop(12) })).rejects.toThrow(BatonConfigError);
+  });
+});
+
+describe('sessions stay apart', () => {
+  it("a checkpoint is readable only from its own session, and its ref cannot be guessed from another's", async () => {
+    const store = memoryStore();
+    const baton = createBaton({ contextWindow: 1_000, store });
+    const unfitIn = async (id: string) => {
+      const session = baton.session(id);
+      await session.notes.write('secret', `NOTES OF ${id}`);
+      const prepared = await session.prepare({
+        entries: [createEntry(0, 'user', 'go')],
+        system: words(3_000, 1),
+      });
+      if (prepared.outcome !== 'unfit') throw new Error('expected unfit');
+      return { session, ref: prepared.checkpointRef };
+    };
+    const a = await unfitIn('A');
+    const b = await unfitIn('B');
+    expect((await a.session.readCheckpoint(a.ref))?.notes).toEqual([
+      expect.objectContaining({ text: expect.stringContaining('NOTES OF A') }),
+    ]);
+    // Before: session B read A's checkpoint, notes included.
+    expect(await b.session.readCheckpoint(a.ref)).toBeUndefined();
+    // Same sequence number in both sessions, different unguessable suffixes.
+    expect(a.ref.replace(/^A\//, '')).not.toBe(b.ref.replace(/^B\//, ''));
+    expect(a.ref).toMatch(/^A\/checkpoint-1-[0-9a-f]{16}$/);
+  });
+
+  it('an archive search limit that is not a whole number of at least 1 is refused the same way on every store', async () => {
+    const session = createBaton({ contextWindow: 8_000 }).session('s');
+    for (const limit of [-1, 0, Number.NaN, 1.5])
+      await expect(session.archive.search('x', { limit })).rejects.toThrow(BatonConfigError);
+    await expect(session.archive.search('x', { limit: 3 })).resolves.toEqual([]);
+  });
+});
