@@ -187,6 +187,59 @@ describe('the baton binary', () => {
     expect(misplaced.stderr).toContain('inspect does not take --report (replay does)');
   });
 
+  it('refuses malformed messages, unreadable inputs and unwritable outputs in one line, exit 2, before any replay', async () => {
+    const ok = file('fine.json', openai);
+    const cases: Array<[string[], RegExp]> = [
+      [
+        [file('object-content.json', [{ role: 'user', content: { a: 1 } }])],
+        /message 0 \(user\).*content is an object/,
+      ],
+      [
+        [
+          file('no-function.json', [
+            { role: 'user', content: 'hi' },
+            { role: 'assistant', content: null, tool_calls: [{ id: 'c1' }] },
+          ]),
+        ],
+        /message 1 \(assistant\).*tool_calls\[0\] has no function with a name/,
+      ],
+      [[file('null-parts.json', [{ role: 'user', content: [null] }])], /content part 0 is a null/],
+      [
+        [
+          file('no-call-id.json', [
+            { role: 'user', content: 'hi' },
+            { role: 'tool', content: 'x' },
+          ]),
+        ],
+        /no tool_call_id/,
+      ],
+      [[dir], /cannot read .*: is a directory/],
+      [[ok, '--report', join(dir, 'missing-dir', 'r.html')], /--report: cannot write .*no such directory/],
+      [[ok, '--report', dir], /--report: .* is a directory/],
+      [
+        [ok, '--store', `sqlite:${join(dir, 'missing-dir', 'x.db')}`],
+        /--store: cannot write .*no such directory/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const result = await baton('replay', ...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).not.toMatch(/\n\s+at |unexpected error/);
+      // Refused before the replay: nothing was replayed.
+      expect(result.stderr).not.toContain('replaying');
+    }
+    // Control characters from the input (a key echoed in the error, a file name) never reach the terminal raw.
+    const hostile = await baton('replay', file('escape.json', [{ '\u001b[2Jevil': 1 }]));
+    expect(hostile.code).toBe(2);
+    expect(hostile.stderr).not.toContain('\u001b');
+    expect(hostile.stderr).toContain('\\u001b[2Jevil');
+    const named = await baton('replay', join(dir, 'missing\u001b[31m.json'));
+    expect(named.code).toBe(2);
+    expect(named.stderr).not.toContain('\u001b');
+    expect(named.stderr).toContain('missing\\u001b[31m.json: no such file');
+  });
+
   it('inspects: tokens by role and tool, largest messages, what pinning would cost', async () => {
     const result = await baton('inspect', file('inspect.json', openai), '--window', '32k');
     expect(result.code).toBe(0);

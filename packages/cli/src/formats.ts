@@ -126,6 +126,42 @@ function fromAnthropic(messages: Json[]): OpenAIMessage[] {
 
 const hasRole = (m: unknown) => isObject(m) && typeof m.role === 'string';
 
+/**
+ * Why an OpenAI chat message cannot be read, or undefined: checked before conversion, so a
+ * malformed file gets one line naming the message instead of a TypeError from deep inside.
+ */
+function openAIMessageProblem(message: Json): string | undefined {
+  const { content } = message;
+  if (!(content === undefined || content === null || typeof content === 'string' || Array.isArray(content)))
+    return `content is ${describe(content)}, not a string, null or a list of parts`;
+  if (Array.isArray(content)) {
+    const bad = content.findIndex((part) => !isObject(part) || typeof part.type !== 'string');
+    if (bad >= 0) return `content part ${bad} is ${describe(content[bad])}, not an object with a type`;
+  }
+  if (message.tool_calls !== undefined) {
+    if (!Array.isArray(message.tool_calls)) return 'tool_calls is not a list';
+    const bad = message.tool_calls.findIndex(
+      (call) => !isObject(call) || !isObject(call.function) || typeof call.function.name !== 'string',
+    );
+    if (bad >= 0) return `tool_calls[${bad}] has no function with a name`;
+  }
+  if (message.role === 'tool' && typeof message.tool_call_id !== 'string')
+    return 'a tool message has no tool_call_id';
+  return undefined;
+}
+
+/** Runs a conversion; a shape it cannot handle is a format error naming the format, not a crash. */
+function converted(format: FormatName, convert: () => Entry[]): Transcript {
+  try {
+    return { format, entries: convert() };
+  } catch (error) {
+    if (error instanceof TranscriptFormatError) throw error;
+    throw new TranscriptFormatError(
+      `the file looks like ${FORMATS[format]}, but a message in it cannot be read (${(error as Error).message})`,
+    );
+  }
+}
+
 function detectArray(messages: unknown[], anthropicSystem: unknown): Transcript {
   if (messages.length === 0) fail('an empty list of messages');
   const objects = messages.filter(isObject);
@@ -136,26 +172,34 @@ function detectArray(messages: unknown[], anthropicSystem: unknown): Transcript 
       (m) => (m.lc === 1 && Array.isArray(m.id)) || (typeof m.type === 'string' && isObject(m.data)),
     )
   ) {
-    return { format: 'langchain', entries: fromOpenAIChat(objects.map(fromLangChain)) };
+    return converted('langchain', () => fromOpenAIChat(objects.map(fromLangChain)));
   }
   if (!objects.every(hasRole)) fail(describe(messages));
-  const parts = objects.flatMap((m) => (Array.isArray(m.content) ? (m.content as Json[]) : []));
+  const parts = objects.flatMap((m) =>
+    Array.isArray(m.content) ? (m.content as unknown[]).filter(isObject) : [],
+  );
   if (parts.some((p) => p.type === 'tool_use' || p.type === 'tool_result') || anthropicSystem !== undefined) {
     const system = typeof anthropicSystem === 'string' ? anthropicSystem : undefined;
-    const converted = fromAnthropic(objects);
-    return {
-      format: 'anthropic',
-      entries: fromOpenAIChat(system ? [{ role: 'system', content: system }, ...converted] : converted),
-    };
+    return converted('anthropic', () => {
+      const messages = fromAnthropic(objects);
+      return fromOpenAIChat(system ? [{ role: 'system', content: system }, ...messages] : messages);
+    });
   }
   if (
     parts.some((p) => p.type === 'tool-call' || p.type === 'tool-result') ||
     objects.some((m) => m.role === 'tool' && Array.isArray(m.content))
   ) {
-    return { format: 'ai-sdk', entries: promptToEntries(objects as unknown as PromptMessage[]) };
+    return converted('ai-sdk', () => promptToEntries(objects as unknown as PromptMessage[]));
   }
   if (objects.every((m) => ['system', 'developer', 'user', 'assistant', 'tool'].includes(String(m.role)))) {
-    return { format: 'openai-chat', entries: fromOpenAIChat(objects as OpenAIMessage[]) };
+    for (const [index, message] of objects.entries()) {
+      const problem = openAIMessageProblem(message);
+      if (problem)
+        throw new TranscriptFormatError(
+          `message ${index} (${String(message.role)}) of an ${FORMATS['openai-chat']} file cannot be read: ${problem}`,
+        );
+    }
+    return converted('openai-chat', () => fromOpenAIChat(objects as OpenAIMessage[]));
   }
   return fail(describe(messages));
 }

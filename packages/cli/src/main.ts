@@ -1,5 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { accessSync, constants, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBaton, RUBRICS, type RubricName, type Store, sqliteStore } from '@baton/core';
 import { fmt } from './chart.ts';
@@ -30,6 +30,65 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** A file that cannot be read or written: reported in one line, exit code 2. */
+class InputError extends Error {
+  override readonly name = 'InputError';
+}
+
+const codeOf = (error: unknown) => (error as { code?: unknown }).code;
+
+/** C0 and C1 control characters, but newline and tab. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** Control characters from a file name or a transcript never reach the terminal raw. */
+export function printable(text: string): string {
+  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function readTranscript(file: string) {
+  let raw: string;
+  try {
+    raw = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = codeOf(error);
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (error as Error).message;
+    throw new InputError(`cannot read ${file}: ${why}`);
+  }
+  return parseTranscript(raw);
+}
+
+/** Refuses an output path that cannot be written before the replay runs, not after it. */
+function checkWritable(flag: string, path: string): void {
+  const target = resolve(path);
+  try {
+    if (statSync(target).isDirectory()) throw new InputError(`${flag}: ${path} is a directory`);
+    accessSync(target, constants.W_OK);
+    return;
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    if (codeOf(error) !== 'ENOENT')
+      throw new InputError(`${flag}: cannot write ${path} (${String(codeOf(error))})`);
+  }
+  try {
+    if (!statSync(dirname(target)).isDirectory())
+      throw new InputError(`${flag}: ${dirname(path)} is not a directory`);
+    accessSync(dirname(target), constants.W_OK);
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new InputError(
+      `${flag}: cannot write ${path}: ${codeOf(error) === 'ENOENT' ? 'no such directory' : 'permission denied'}`,
+    );
+  }
+}
+
 export interface Io {
   out(text: string): void;
   err(text: string): void;
@@ -50,13 +109,17 @@ function parseWindow(raw: string | undefined): number | undefined {
 
 function parseStore(raw: string | undefined): Store | undefined {
   if (raw === undefined || raw === 'memory') return undefined;
-  if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length)
-    return sqliteStore({ path: raw.slice('sqlite:'.length) });
+  if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) {
+    const path = raw.slice('sqlite:'.length);
+    checkWritable('--store', path);
+    return sqliteStore({ path });
+  }
   throw new UsageError(`--store: expected memory or sqlite:<path>, got ${JSON.stringify(raw)}`);
 }
 
 async function runReplay(file: string, values: Record<string, string | undefined>, io: Io): Promise<void> {
-  const transcript = parseTranscript(readFileSync(file, 'utf8'));
+  const transcript = readTranscript(file);
+  if (values.report !== undefined) checkWritable('--report', values.report);
   const rubric = values['self-compact'];
   if (rubric !== undefined && !(rubric in RUBRICS))
     throw new UsageError(
@@ -80,7 +143,7 @@ async function runReplay(file: string, values: Record<string, string | undefined
     .filter(Boolean)
     .join(' · ');
   io.err(
-    `replaying ${basename(file)} (${FORMATS[transcript.format]}, ${transcript.entries.length} messages), ${settings}\n`,
+    `replaying ${printable(basename(file))} (${FORMATS[transcript.format]}, ${transcript.entries.length} messages), ${settings}\n`,
   );
   const result = await replay(
     transcript.entries,
@@ -109,7 +172,7 @@ async function runReplay(file: string, values: Record<string, string | undefined
 }
 
 function runInspect(file: string, values: Record<string, string | undefined>, io: Io): void {
-  const transcript = parseTranscript(readFileSync(file, 'utf8'));
+  const transcript = readTranscript(file);
   const contextWindow = parseWindow(values.window) ?? (values.model ? undefined : 128_000);
   const options = createBaton({
     ...(contextWindow ? { contextWindow } : {}),
@@ -189,25 +252,20 @@ export async function main(argv: string[], io: Io): Promise<number> {
     else runInspect(file, strings, io);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`baton: ${(error as Error).message}\n\n${USAGE}\n`);
+    const message = printable(String((error as Error)?.message ?? error));
+    if (error instanceof UsageError || String(codeOf(error)).startsWith('ERR_PARSE_ARGS')) {
+      io.err(`baton: ${message}\n\n${USAGE}\n`);
       return 2;
     }
-    if (error instanceof TranscriptFormatError) {
-      io.err(`baton: ${error.message}\n`);
+    if (
+      error instanceof TranscriptFormatError ||
+      error instanceof InputError ||
+      (error as Error).name === 'BatonConfigError'
+    ) {
+      io.err(`baton: ${message}\n`);
       return 2;
     }
-    if ((error as { code?: string }).code === 'ENOENT' || (error as { code?: string }).code === 'EISDIR') {
-      io.err(
-        `baton: cannot read ${(error as { path?: string }).path}: ${(error as { code: string }).code === 'ENOENT' ? 'no such file' : 'is a directory'}\n`,
-      );
-      return 2;
-    }
-    if ((error as Error).name === 'BatonConfigError') {
-      io.err(`baton: ${(error as Error).message}\n`);
-      return 2;
-    }
-    io.err(`baton: unexpected error: ${(error as Error).stack ?? error}\n`);
+    io.err(`baton: unexpected error: ${printable(String((error as Error)?.stack ?? error))}\n`);
     return 1;
   }
 }
