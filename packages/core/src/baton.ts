@@ -1,4 +1,5 @@
 import type { Engine } from './engine.ts';
+import { BatonConfigError } from './errors.ts';
 import { LruCache } from './lru-cache.ts';
 import { type BatonOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import { Session } from './session.ts';
@@ -15,6 +16,9 @@ export interface Baton {
    */
   session(id: string): Session;
 }
+
+/** An unpaired UTF-16 surrogate. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Creates a Baton. Options are validated once, here; a bad option throws `BatonConfigError`.
@@ -43,6 +47,13 @@ export function createBaton(options: BatonOptions): Baton {
       if (typeof id !== 'string' || id.length === 0) {
         throw new TypeError('[baton] [session] expected a non-empty session id string');
       }
+      // A lone surrogate has no UTF-8 form: SQLite and Postgres store it as U+FFFD, so 'p\uD800',
+      // 'p\uDC00' and 'p\uFFFD' would share one session's notes, archive and ledger.
+      if (LONE_SURROGATE.test(id))
+        throw new BatonConfigError(
+          `[baton] [session] session id ${JSON.stringify(id)} holds a lone surrogate (no UTF-8 form, so stores cannot keep it apart from others)`,
+          ['sessionId'],
+        );
       return sessions.getOrCreate(id, () => new Session(id, engine));
     },
   };

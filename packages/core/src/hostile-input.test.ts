@@ -79,10 +79,33 @@ describe('host entries are identified by id and content', () => {
       original.key,
     );
     const next = await session.prepare({ entries: history.map((e) => (e === original ? edited : e)) });
-    const shown = next.entries.find((e) => e.key === original.key)!;
+    const shown = next.entries.find((e) => e.seq === original.seq)!;
     // Before: the stale fold of the old content replaced the new text (neither sent nor archived).
     expect(shown.meta?.synthetic).toBeUndefined();
     expect(entryText(shown)).toBe('EDITED: the file was rewritten');
+    expect((await session.archive.get(original.key))?.entry.parts).toEqual(original.parts);
+    // Under a key of its own, so when it is evicted in turn both texts are recallable.
+    expect(shown.key).toMatch(new RegExp(`^${original.key}~[0-9a-f]{12}$`));
+    const later = [...history.map((e) => (e === original ? edited : e))];
+    for (let s = 0; s < 30; s++) {
+      const id = `late${s}`;
+      later.push(
+        createEntry(
+          later.length,
+          'assistant',
+          [{ type: 'tool-call', id, name: 'read_file', input: { path: `g${s}.ts` } }],
+          `id-${later.length}`,
+        ),
+        createEntry(
+          later.length + 1,
+          'tool',
+          [{ type: 'tool-result', callId: id, name: 'read_file', output: words(300, 100 + s) }],
+          `id-${later.length + 1}`,
+        ),
+      );
+      await session.prepare({ entries: later });
+    }
+    expect(entryText((await session.archive.get(shown.key))!.entry)).toBe('EDITED: the file was rewritten');
     expect((await session.archive.get(original.key))?.entry.parts).toEqual(original.parts);
   });
 
@@ -284,5 +307,27 @@ describe('sessions stay apart', () => {
     for (const limit of [-1, 0, Number.NaN, 1.5])
       await expect(session.archive.search('x', { limit })).rejects.toThrow(BatonConfigError);
     await expect(session.archive.search('x', { limit: 3 })).resolves.toEqual([]);
+  });
+
+  it('a session id with a lone surrogate is refused (stores would keep it as U+FFFD, shared with others)', () => {
+    const baton = createBaton({ contextWindow: 8_000 });
+    for (const id of ['p\uD800', 'p\uDC00', '\uDC00\uD800'])
+      expect(() => baton.session(id)).toThrow(BatonConfigError);
+    for (const id of ['p\uFFFD', 'p\uD83D\uDE00', 'plain']) expect(() => baton.session(id)).not.toThrow();
+  });
+});
+
+describe('recall refs', () => {
+  it('a host id containing # is recallable by the ref Baton advertised for it', async () => {
+    const session = createBaton({ contextWindow: 8_000 }).session('hash-ids');
+    const history = toolLoop(12).map((e) => ({ ...e, key: `thread#7/${e.key}` }));
+    const prepared = await session.prepare({ entries: history });
+    const folded = prepared.entries.find((e) => e.meta?.synthetic === 'folded')!;
+    const ref = /recall\(\{ "ref": "([^"]+)" \}\)/.exec(entryText(folded))?.[1];
+    expect(ref).toBe(folded.key);
+    const recall = session.tools.find((t) => t.name === 'recall')!;
+    const answer = (await recall.execute({ ref })) as { content: string };
+    const original = history.find((e) => e.key === folded.key)!;
+    expect(answer.content).toBe(outputText((original.parts[0] as { output: unknown }).output));
   });
 });

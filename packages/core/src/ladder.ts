@@ -7,6 +7,7 @@ import type { EvictedSpan } from './notices.ts';
 import type { ResolvedOptions } from './options.ts';
 import { stageViolation } from './projection-check.ts';
 import { type Stage, type StageContext, stageNameOf } from './stage.ts';
+import { withTimeout } from './timeout.ts';
 import type { Entry } from './transcript.ts';
 
 export interface LadderInput {
@@ -77,7 +78,9 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
     };
     let returned: unknown;
     try {
-      returned = (await stage(ctx)).decisions;
+      // A stage is user code (or waits on it): it gets a deadline like every other such call.
+      returned = (await withTimeout(() => stage(ctx), input.options.stageTimeoutMs, `stage ${name}`))
+        .decisions;
     } catch (error) {
       input.emit({ type: 'stage-failed', stage: name, error: describeError(error) });
       continue;

@@ -1,4 +1,4 @@
-import { contentHashOf, type Entry, type Part } from './transcript.ts';
+import { contentHash, contentHashOf, type Entry, type Part } from './transcript.ts';
 
 /** Replace the parts of one entry (its key stays): a fold, or a degrade preview. */
 export interface FoldDecision {
@@ -48,6 +48,26 @@ function foldedEntry(original: Entry, decision: FoldDecision): Entry {
   return entry;
 }
 
+/** Edited entries under their own key, per host object (stable identity, stable bytes). */
+const rekeyed = new WeakMap<Entry, Entry>();
+
+/**
+ * A host entry whose content changed since a decision acted on its key (an edit under the same
+ * id) is not what was evicted: it is shown as it is now, under a key of its own
+ * (`id~<content hash>`), so its own eviction is archived beside the old content instead of
+ * being taken for it. A host that holds the fold Baton wrote back (rewrite mode) keeps it as is.
+ */
+function editedEntry(entry: Entry, decision: Decision): Entry {
+  if (decision.kind === 'fold' && contentHash(entry.role, decision.parts) === contentHashOf(entry))
+    return entry;
+  let edited = rekeyed.get(entry);
+  if (!edited) {
+    edited = { ...entry, key: `${entry.key}~${contentHashOf(entry).slice(0, 12)}` };
+    rekeyed.set(entry, edited);
+  }
+  return edited;
+}
+
 /**
  * Applies decisions to a history in one pass: O(entries + decision keys), deterministic.
  * Later decisions win for a key, and a decision may consume the synthetic output of an
@@ -66,10 +86,12 @@ export function applyLedger(entries: readonly Entry[], decisions: readonly Decis
   const emitted = new Set<ReplaceDecision>();
   const emit = (entry: Entry, depth: number): void => {
     const action = actions.get(entry.key);
-    // A host entry whose content changed since the decision (an edit under the same id, a
-    // second message reusing an id) is not what was evicted: it is shown as it is now.
-    if (!action || depth > 64 || (action.hash !== undefined && action.hash !== contentHashOf(entry))) {
+    if (!action || depth > 64) {
       out.push(entry);
+      return;
+    }
+    if (action.hash !== undefined && action.hash !== contentHashOf(entry)) {
+      out.push(editedEntry(entry, action.decision));
       return;
     }
     const { decision } = action;

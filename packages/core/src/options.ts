@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { boundedStore } from './bounded-store.ts';
 import { BatonConfigError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
 import { lookupModel, type ModelInfo, type ModelPricing } from './model-catalog.ts';
@@ -74,6 +75,10 @@ const optionsSchema = z
     maxSummaryTokens: positiveInt.optional(),
     /** Deadline of each summarizer call (ms); past it the summary fails and the ladder falls through. */
     summaryTimeoutMs: positiveInt.default(60_000),
+    /** Deadline of each stage's run (ms); past it the stage is skipped with a `stage-failed` event. */
+    stageTimeoutMs: positiveInt.default(300_000),
+    /** Deadline of each call into the configured `store` (ms); past it the call fails (a `store-failed` event). */
+    storeTimeoutMs: positiveInt.default(30_000),
     opaqueTokens: z.number().int().nonnegative().default(512),
     notesCap: positiveInt.optional(),
     pinnedTools: z.array(z.string().min(1)).default([]),
@@ -247,7 +252,8 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
   if (reserveOutput >= window)
     fail('reserveOutput', `must be below the context window (${window}), received ${reserveOutput}`);
 
-  const store = o.store ?? memoryStore();
+  // A store that never answers must not hang prepare; the in-memory one is ours and cannot.
+  const store = o.store ? boundedStore(o.store, o.storeTimeoutMs) : memoryStore();
   let tokenizer: Tokenizer;
   if (typeof o.tokenizer === 'object') tokenizer = checkedTokenizer(o.tokenizer);
   else tokenizer = gptTokenizer((o.tokenizer ?? info?.encoding ?? 'o200k_base') as EncodingName);

@@ -160,9 +160,15 @@ export async function recall(archive: ArchiveApi, raw: unknown, defaultLimit: nu
   let records: ArchiveRecord[];
   let content: string;
   if (input.ref !== undefined) {
-    // `key#callId` names one result of a tool message that carries several.
-    const [key, callId] = input.ref.split('#', 2) as [string, string | undefined];
-    const record = await archive.get(key);
+    // `key#callId` names one result of a tool message that carries several. Host ids may hold
+    // `#` themselves: the whole ref is a key first, then split at its last `#`.
+    let record = await archive.get(input.ref);
+    let callId: string | undefined;
+    const cut = input.ref.lastIndexOf('#');
+    if (!record && cut > 0) {
+      record = await archive.get(input.ref.slice(0, cut));
+      callId = input.ref.slice(cut + 1);
+    }
     const part =
       callId === undefined || !record
         ? undefined

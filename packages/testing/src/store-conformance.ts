@@ -174,6 +174,37 @@ export function describeStoreConformance(name: string, options: StoreConformance
       expect(await store.searchArchive('s', 'deploy', 0)).toEqual([]);
     });
 
+    it('folds case as JavaScript does, whatever the script (İ, Georgian Mtavruli)', async () => {
+      const store = await fresh();
+      await store.appendArchive('s', [
+        archiveRecord(1, 'flight to \u0130STANBUL'),
+        archiveRecord(2, '\u1C93\u1C90\u1CA5\u1C90\u1CA0\u1C97\u1C95\u1C94\u1C9A\u1C9D capital'),
+      ]);
+      // 'İ' lowercases to 'i' + U+0307; Mtavruli capitals to Mkhedruli letters.
+      expect((await store.searchArchive('s', 'i\u0307stanbul', 10)).map((r) => r.seq)).toEqual([1]);
+      expect((await store.searchArchive('s', '\u0130stanbul', 10)).map((r) => r.seq)).toEqual([1]);
+      expect(
+        (
+          await store.searchArchive('s', '\u10D3\u10D0\u10E5\u10D0\u10E0\u10D7\u10D5\u10D4\u10DA\u10DD', 10)
+        ).map((r) => r.seq),
+      ).toEqual([2]);
+    });
+
+    it('answers a long, repetitive query (4 KB of log lines) like a short one', async () => {
+      const store = await fresh();
+      const line = (i: number) => `2026-11-30T10:00:0${i % 10}Z INFO worker-3 heartbeat ok queue=0\n`;
+      const log = Array.from({ length: 400 }, (_, i) => line(i)).join('');
+      await store.appendArchive(
+        's',
+        Array.from({ length: 40 }, (_, i) => archiveRecord(i + 1, i === 17 ? `${log}MARKER` : log)),
+      );
+      const query = `${log.slice(0, 4_000)}`;
+      expect((await store.searchArchive('s', query, 100)).length).toBe(40);
+      expect((await store.searchArchive('s', `${log.slice(-4_000)}MARKER`, 10)).map((r) => r.seq)).toEqual([
+        18,
+      ]);
+    });
+
     it('treats query syntax as text: quotes, AND/NEAR, parentheses, *, %, _', async () => {
       const store = await fresh();
       const texts = [

@@ -49,6 +49,10 @@ const MIGRATIONS: readonly string[] = [
 
 /** The trigram index only answers queries of at least three characters. */
 const TRIGRAM = 3;
+/** Characters of a query the trigram index is asked for (the rest is checked on the candidates). */
+const INDEXED_QUERY_CHARS = 48;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range, NUL excluded below
+const ASCII = /^[\u0000-\u007f]*$/;
 
 type Sqlite = typeof import('node:sqlite');
 
@@ -220,14 +224,19 @@ export function sqliteStore(options: SqliteStoreOptions): Store & { close(): Pro
       const needle = query.toLowerCase();
       // The index narrows the candidates; the substring check in JS is the contract
       // (and the whole search for queries too short for trigrams).
+      // Only ASCII queries use the index: its case folding is not JavaScript's (İ, Georgian
+      // Mtavruli), and a candidate it misses is a wrong answer. Of a long query only the head
+      // narrows the candidates: a phrase of thousands of repetitive trigrams ran for seconds
+      // with the event loop blocked, and the substring check below sees the whole query anyway.
+      const chars = [...query];
       const candidates =
-        [...query].length >= TRIGRAM && !query.includes('\u0000')
+        chars.length >= TRIGRAM && ASCII.test(query) && !query.includes('\u0000')
           ? conn
               .prepare(
                 `SELECT a.record FROM baton_archive_fts f JOIN baton_archive a ON a.rowid = f.rowid
                  WHERE baton_archive_fts MATCH ? AND a.session_id = ? ORDER BY a.seq, a.ref`,
               )
-              .iterate(ftsPhrase(query), sessionId)
+              .iterate(ftsPhrase(chars.slice(0, INDEXED_QUERY_CHARS).join('')), sessionId)
           : conn
               .prepare('SELECT record FROM baton_archive WHERE session_id = ? ORDER BY seq, ref')
               .iterate(sessionId);

@@ -1,0 +1,30 @@
+import type { Store } from './store.ts';
+import { withTimeout } from './timeout.ts';
+
+/**
+ * The configured store with a deadline on every call: a store is user code or a network
+ * service, and one that never answers would hang `prepare`. Past `ms` the call rejects, which
+ * every caller already handles (a `store-failed` event; no eviction without its archive
+ * write). Synchronous throws become rejections the same way.
+ */
+export function boundedStore(store: Store, ms: number): Store {
+  const bounded = <T>(what: string, call: () => Promise<T>) => withTimeout(call, ms, `the store's ${what}`);
+  return {
+    getDocument: (namespace, key) => bounded('getDocument', () => store.getDocument(namespace, key)),
+    ...(store.documentVersion
+      ? {
+          documentVersion: (namespace: string, key: string) =>
+            bounded('documentVersion', () => store.documentVersion!(namespace, key)),
+        }
+      : {}),
+    putDocument: (namespace, key, value, expectedVersion) =>
+      bounded('putDocument', () => store.putDocument(namespace, key, value, expectedVersion)),
+    appendArchive: (sessionId, records) =>
+      bounded('appendArchive', () => store.appendArchive(sessionId, records)),
+    getArchive: (sessionId, ref) => bounded('getArchive', () => store.getArchive(sessionId, ref)),
+    rangeArchive: (sessionId, from, to) =>
+      bounded('rangeArchive', () => store.rangeArchive(sessionId, from, to)),
+    searchArchive: (sessionId, query, limit) =>
+      bounded('searchArchive', () => store.searchArchive(sessionId, query, limit)),
+  };
+}
