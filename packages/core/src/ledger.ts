@@ -116,16 +116,25 @@ export function applyLedger(entries: readonly Entry[], decisions: readonly Decis
 export function bindToContent(decisions: readonly Decision[], history: readonly Entry[]): void {
   const byKey = new Map<string, Entry>();
   for (const entry of history) if (!byKey.has(entry.key)) byKey.set(entry.key, entry);
+  // A key made from the content (`seq-<hash>`, `c-<hash>`: hosts without ids) already changes
+  // with it: no hash to record, and none to check on every later call (a cold process would
+  // otherwise hash every evicted message once more).
+  const hashOf = (key: string) => {
+    const entry = byKey.get(key);
+    if (!entry) return undefined;
+    const hash = contentHashOf(entry);
+    return key.includes(hash) ? undefined : hash;
+  };
   for (const decision of decisions) {
     if (decision.kind === 'fold') {
-      const entry = byKey.get(decision.key);
-      if (entry) decision.hash = contentHashOf(entry);
+      const hash = hashOf(decision.key);
+      if (hash) decision.hash = hash;
       continue;
     }
     const hashes: Record<string, string> = {};
     for (const key of decision.keys) {
-      const entry = byKey.get(key);
-      if (entry) hashes[key] = contentHashOf(entry);
+      const hash = hashOf(key);
+      if (hash) hashes[key] = hash;
     }
     if (Object.keys(hashes).length > 0) decision.hashes = hashes;
   }
