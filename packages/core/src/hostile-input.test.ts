@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBaton } from './baton.ts';
 import { BatonConfigError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
+import type { BatonOptions } from './options.ts';
 import { detectContextOverflow } from './overflow.ts';
 import { defineStage } from './stage.ts';
 import type { Store } from './store.ts';
@@ -148,6 +149,42 @@ describe('host entries are identified by id and content', () => {
     expect(prepared.events.some((e) => e.type === 'stage-completed' && e.stage === 'summarize')).toBe(true);
     expect(history).toEqual(snapshot);
     expect((await session.archive.get('a0'))?.entry).toEqual(snapshot[1]);
+  });
+});
+
+describe('nothing Baton hands to user code aliases the host', () => {
+  it("a custom stage or a probe judge that edits what it is given changes none of the host's entries", async () => {
+    let vandalized = 0;
+    const vandalize = (entries: readonly Entry[]) => {
+      vandalized++;
+      for (const entry of entries) {
+        entry.parts.length = 0;
+        entry.key = 'vandalized';
+      }
+    };
+    const stage = defineStage('vandal', async (ctx) => {
+      vandalize(ctx.entries);
+      return { decisions: [] };
+    });
+    const judge = async ({ entries }: { entries: readonly Entry[] }) => {
+      vandalize(entries);
+      return { output: { decision: 'CONTINUE' } };
+    };
+    // A loop over the compaction threshold runs the stage; a short one is probed.
+    const runs: Array<[Entry[], BatonOptions]> = [
+      [toolLoop(12), { stages: [stage] }],
+      [toolLoop(3, 50), { selfCompact: { judge, minSteps: 0, probeEvery: 1, minTokens: 0 } }],
+    ];
+    for (const [history, options] of runs) {
+      const before = vandalized;
+      const snapshot = structuredClone(history);
+      const prepared = await createBaton({ contextWindow: 8_000, ...options })
+        .session('vandal')
+        .prepare({ entries: history });
+      expect(vandalized).toBe(before + 1);
+      expect(history).toEqual(snapshot);
+      expect(prepared.entries.every((e) => e.key !== 'vandalized' && e.parts.length > 0)).toBe(true);
+    }
   });
 });
 

@@ -6,9 +6,9 @@ import { applyLedger, type Decision } from './ledger.ts';
 import type { EvictedSpan } from './notices.ts';
 import type { ResolvedOptions } from './options.ts';
 import { stageViolation } from './projection-check.ts';
-import { type Stage, type StageContext, stageNameOf } from './stage.ts';
+import { isBuiltInStage, type Stage, type StageContext, stageNameOf } from './stage.ts';
 import { withTimeout } from './timeout.ts';
-import type { Entry } from './transcript.ts';
+import { detachedEntries, type Entry } from './transcript.ts';
 
 export interface LadderInput {
   entries: Entry[];
@@ -47,6 +47,12 @@ function evictedBy(decision: Decision, byKey: ReadonlyMap<string, Entry>): Entry
   return out;
 }
 
+/** What a user's stage sees: the same context over a copy of the projection. */
+function userStageContext(ctx: StageContext, pinPolicy: PinPolicy): StageContext {
+  const entries = detachedEntries(ctx.entries);
+  return { ...ctx, entries, groups: buildGroups(entries, pinPolicy) };
+}
+
 /**
  * Runs the stages in order while the request is above target. Between stages the projection
  * is rebuilt from the new decisions and re-counted; a stage that throws or breaks the
@@ -79,7 +85,9 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
     let returned: unknown;
     try {
       // A stage is user code (or waits on it): it gets a deadline like every other such call.
-      returned = (await withTimeout(() => stage(ctx), input.options.stageTimeoutMs, `stage ${name}`))
+      // A stage of the user's reads a copy: one that edits entries must not rewrite the host's.
+      const seen = isBuiltInStage(stage) ? ctx : userStageContext(ctx, input.pinPolicy);
+      returned = (await withTimeout(() => stage(seen), input.options.stageTimeoutMs, `stage ${name}`))
         .decisions;
     } catch (error) {
       input.emit({ type: 'stage-failed', stage: name, error: describeError(error) });

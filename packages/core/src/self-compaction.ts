@@ -12,7 +12,7 @@ import {
 } from './rubrics.ts';
 import type { TextCompletion } from './summarizers/continuation.ts';
 import { withTimeout } from './timeout.ts';
-import type { Entry } from './transcript.ts';
+import { detachedEntries, type Entry } from './transcript.ts';
 
 /** What a probe sends: the context exactly as the model last saw it, plus the probe message. */
 export interface ProbeRequest {
@@ -181,7 +181,7 @@ export async function runProbe(
     const response = await withTimeout(
       (signal) =>
         judge({
-          entries: context.entries,
+          entries: detachedEntries(context.entries),
           system: context.system,
           prompt,
           schema: probeAnswerSchema,

@@ -70,6 +70,17 @@ export function defineStage(name: string, run: (ctx: StageContext) => Promise<St
   return Object.assign(async (ctx: StageContext) => run(ctx), { stageName: name });
 }
 
+const BUILT_IN = Symbol('baton.builtInStage');
+
+/** Baton's own stages read the projection in place; any other stage is user code and gets a copy. */
+export function builtInStage(name: string, run: (ctx: StageContext) => Promise<StageResult>): Stage {
+  return Object.assign(defineStage(name, run), { [BUILT_IN]: true });
+}
+
+export function isBuiltInStage(stage: Stage): boolean {
+  return (stage as { [BUILT_IN]?: boolean })[BUILT_IN] === true;
+}
+
 export function stageNameOf(stage: Stage): string {
   return stage.stageName ?? (stage.name || 'custom-stage');
 }

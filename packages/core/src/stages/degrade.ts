@@ -1,6 +1,6 @@
 import { identifierIndex } from '../identifiers.ts';
 import type { FoldDecision } from '../ledger.ts';
-import { defineStage, FreedTokens, type Stage } from '../stage.ts';
+import { builtInStage, FreedTokens, type Stage } from '../stage.ts';
 import { type Entry, outputText, type Part } from '../transcript.ts';
 import { resultRef } from './spans.ts';
 
@@ -44,7 +44,7 @@ function preview(text: string, chars: number, ref: string, what = 'result'): str
  * content is never degraded.
  */
 export function degrade(): Stage {
-  const stage = defineStage('degrade', async function degradeStage(ctx) {
+  const stage = builtInStage('degrade', async function degradeStage(ctx) {
     if (ctx.tokens <= ctx.budget) return { decisions: [] };
     const chars = previewChars(ctx.budget);
     const candidates: Entry[] = [];

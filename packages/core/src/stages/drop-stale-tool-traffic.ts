@@ -1,6 +1,6 @@
 import type { Group } from '../groups.ts';
 import { identifierIndex } from '../identifiers.ts';
-import { defineStage, FreedTokens, type Stage } from '../stage.ts';
+import { builtInStage, FreedTokens, type Stage } from '../stage.ts';
 import {
   type Entry,
   firstLine,
@@ -46,7 +46,7 @@ export function digestLines(entries: readonly Entry[]): string[] {
  * (adjacent groups share one digest message). Whole groups go, so pairing holds.
  */
 export function dropStaleToolTraffic({ keep }: DropStaleToolTrafficOptions = {}): Stage {
-  return defineStage('drop-stale-tool-traffic', async function dropStaleToolTrafficStage(ctx) {
+  return builtInStage('drop-stale-tool-traffic', async function dropStaleToolTrafficStage(ctx) {
     const keepNewest = keep ?? ctx.options.keep;
     const exchanges = ctx.groups.filter((g) => g.kind === 'tool-exchange');
     const recent = new Set(exchanges.slice(Math.max(0, exchanges.length - keepNewest)));

@@ -1,6 +1,6 @@
 import { identifierIndex } from '../identifiers.ts';
 import type { FoldDecision } from '../ledger.ts';
-import { defineStage, FreedTokens, type Stage } from '../stage.ts';
+import { builtInStage, FreedTokens, type Stage } from '../stage.ts';
 import { type Entry, firstLine, outputText, type Part } from '../transcript.ts';
 import { recallRefHint, resultRef } from './spans.ts';
 
@@ -28,7 +28,7 @@ function placeholder(name: string, output: unknown, isError: boolean, ref: strin
  * placeholder naming the size, the first line and the recall ref. Calls stay, so pairing holds.
  */
 export function foldToolResults({ keep }: FoldToolResultsOptions = {}): Stage {
-  return defineStage(FOLD_STAGE, async function foldToolResultsStage(ctx) {
+  return builtInStage(FOLD_STAGE, async function foldToolResultsStage(ctx) {
     const keepNewest = keep ?? ctx.options.keep;
     const freed = new FreedTokens(ctx);
     const candidates: Entry[] = [];

@@ -2,7 +2,7 @@ import { describeError } from '../errors.ts';
 import { type Group, hasUnconsumedResults, isProtected } from '../groups.ts';
 import { identifierIndex } from '../identifiers.ts';
 import type { ReplaceDecision } from '../ledger.ts';
-import { defineStage, FreedTokens, type Stage } from '../stage.ts';
+import { builtInStage, FreedTokens, type Stage } from '../stage.ts';
 import { type Entry, entryText } from '../transcript.ts';
 import { recallRangeHint, replaceWith } from './spans.ts';
 
@@ -60,7 +60,7 @@ function eligibleRuns(groups: readonly Group[], keepRecent: number): Group[][] {
  * history is never replaced by an error text.
  */
 export function summarize({ keepRecentGroups }: SummarizeOptions = {}): Stage {
-  return defineStage('summarize', async function summarizeStage(ctx) {
+  return builtInStage('summarize', async function summarizeStage(ctx) {
     const keepRecent = keepRecentGroups ?? ctx.options.keepRecentGroups;
     const freed = new FreedTokens(ctx);
     const decisions: ReplaceDecision[] = [];

@@ -1,6 +1,6 @@
 import { type Group, hasUnconsumedResults, isProtected } from '../groups.ts';
 import { identifierIndex } from '../identifiers.ts';
-import { defineStage, FreedTokens, type Stage } from '../stage.ts';
+import { builtInStage, FreedTokens, type Stage } from '../stage.ts';
 import { entryText } from '../transcript.ts';
 import { adjacentRuns, recallRangeHint, replaceWith } from './spans.ts';
 
@@ -12,7 +12,7 @@ const isDigest = (group: Group) =>
  * oldest unprotected groups, leaving a one-line marker per removed run with its recall call.
  */
 export function truncateOldest(): Stage {
-  return defineStage('truncate-oldest', async function truncateOldestStage(ctx) {
+  return builtInStage('truncate-oldest', async function truncateOldestStage(ctx) {
     if (ctx.tokens <= ctx.truncateLimit && ctx.tokens <= ctx.budget) return { decisions: [] };
     const freed = new FreedTokens(ctx);
     const selected: Group[] = [];

@@ -1,7 +1,7 @@
 import { hash64 } from '../hash.ts';
 import type { Summarizer } from '../summarizer.ts';
 import { withTimeout } from '../timeout.ts';
-import { contentOf, type Entry, outputText, type Part } from '../transcript.ts';
+import { contentOf, detachedEntries, type Entry, outputText, type Part } from '../transcript.ts';
 
 export interface BoundedSummaryDeps {
   summarizer: Summarizer;
@@ -76,15 +76,6 @@ function chunk(entries: readonly Entry[], deps: BoundedSummaryDeps, maxTokens: n
   return chunks;
 }
 
-function detached(entries: readonly Entry[]): Entry[] {
-  try {
-    return structuredClone(entries as Entry[]);
-  } catch {
-    // Parts holding values structuredClone refuses (functions, class instances): their JSON form.
-    return JSON.parse(JSON.stringify(entries)) as Entry[];
-  }
-}
-
 async function callOnce(
   deps: BoundedSummaryDeps,
   entries: Entry[],
@@ -96,7 +87,7 @@ async function callOnce(
       deps.summarizer({
         // A copy: a summarizer is user code, and one that edits its input must not rewrite the
         // host's messages or the records archived from them.
-        entries: detached(entries),
+        entries: detachedEntries(entries),
         maxTokens: deps.maxTokens,
         countTokens: deps.countText,
         signal,
