@@ -1,11 +1,12 @@
-import type { Store } from './store.ts';
+import { detachedCopy, type Store } from './store.ts';
 import { withTimeout } from './timeout.ts';
 
 /**
  * The configured store with a deadline on every call: a store is user code or a network
  * service, and one that never answers would hang `prepare`. Past `ms` the call rejects, which
  * every caller already handles (a `store-failed` event; no eviction without its archive
- * write). Synchronous throws become rejections the same way.
+ * write). Synchronous throws become rejections the same way. What it is given to keep is a
+ * copy: the records hold the host's messages and the documents the live ledger.
  */
 export function boundedStore(store: Store, ms: number): Store {
   const bounded = <T>(what: string, call: () => Promise<T>) => withTimeout(call, ms, `the store's ${what}`);
@@ -18,9 +19,9 @@ export function boundedStore(store: Store, ms: number): Store {
         }
       : {}),
     putDocument: (namespace, key, value, expectedVersion) =>
-      bounded('putDocument', () => store.putDocument(namespace, key, value, expectedVersion)),
+      bounded('putDocument', () => store.putDocument(namespace, key, detachedCopy(value), expectedVersion)),
     appendArchive: (sessionId, records) =>
-      bounded('appendArchive', () => store.appendArchive(sessionId, records)),
+      bounded('appendArchive', () => store.appendArchive(sessionId, detachedCopy(records))),
     getArchive: (sessionId, ref) => bounded('getArchive', () => store.getArchive(sessionId, ref)),
     rangeArchive: (sessionId, from, to) =>
       bounded('rangeArchive', () => store.rangeArchive(sessionId, from, to)),

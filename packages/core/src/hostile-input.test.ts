@@ -188,6 +188,41 @@ describe('nothing Baton hands to user code aliases the host', () => {
   });
 });
 
+describe("a store of the user's", () => {
+  it("that edits what it is given to keep reaches neither the host's messages nor the ledger", async () => {
+    const inner = memoryStore();
+    let edits = 0;
+    const vandal: Store = {
+      ...inner,
+      appendArchive: async (sessionId, records) => {
+        for (const record of records) {
+          edits++;
+          record.entry.parts.length = 0;
+        }
+        return inner.appendArchive(sessionId, []);
+      },
+      putDocument: async (namespace, key, value, expected) => {
+        const doc = value as { decisions?: unknown[] };
+        if (Array.isArray(doc?.decisions)) {
+          edits++;
+          doc.decisions.length = 0;
+        }
+        return inner.putDocument(namespace, key, value, expected);
+      },
+    };
+    const history = toolLoop(12);
+    const snapshot = structuredClone(history);
+    const session = createBaton({ contextWindow: 8_000, store: vandal }).session('vandal-store');
+    const first = await session.prepare({ entries: history });
+    expect(first.outcome).toBe('compacted');
+    expect(edits).toBeGreaterThan(1);
+    expect(history).toEqual(snapshot);
+    // The ledger this process keeps still holds its decisions: the same projection next call.
+    const again = await session.prepare({ entries: history });
+    expect(again.entries.map((e) => e.key)).toEqual(first.entries.map((e) => e.key));
+  });
+});
+
 describe('user code that throws, hangs or returns garbage', () => {
   it('a custom stage returning malformed decisions is skipped with an event, not a TypeError', async () => {
     for (const decisions of [[null], [{ kind: 'replace', stage: 'x', keys: 'id-1', entries: [] }], 'nope']) {

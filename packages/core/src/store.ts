@@ -57,3 +57,15 @@ export function compareArchiveRecords(a: ArchiveRecord, b: ArchiveRecord): numbe
 export function cloneJson<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
+
+/**
+ * A deep copy for a store that is user code: records and documents hold the host's messages
+ * and the live ledger, which a store that edits what it was given must not reach.
+ */
+export function detachedCopy<T>(value: T): T {
+  try {
+    return structuredClone(value);
+  } catch {
+    return cloneJson(value); // values structuredClone refuses (functions, class instances)
+  }
+}
