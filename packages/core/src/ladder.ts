@@ -7,8 +7,9 @@ import type { EvictedSpan } from './notices.ts';
 import type { ResolvedOptions } from './options.ts';
 import { stageViolation } from './projection-check.ts';
 import { isBuiltInStage, type Stage, type StageContext, stageNameOf } from './stage.ts';
+import { detachedCopy } from './store.ts';
 import { withTimeout } from './timeout.ts';
-import { detachedEntries, type Entry } from './transcript.ts';
+import type { Entry } from './transcript.ts';
 
 export interface LadderInput {
   entries: Entry[];
@@ -49,7 +50,7 @@ function evictedBy(decision: Decision, byKey: ReadonlyMap<string, Entry>): Entry
 
 /** What a user's stage sees: the same context over a copy of the projection. */
 function userStageContext(ctx: StageContext, pinPolicy: PinPolicy): StageContext {
-  const entries = detachedEntries(ctx.entries);
+  const entries = detachedCopy(ctx.entries as Entry[]);
   return { ...ctx, entries, groups: buildGroups(entries, pinPolicy) };
 }
 

@@ -1,4 +1,4 @@
-import { contentHash, contentHashOf, type Entry, type Part } from './transcript.ts';
+import { contentHashOf, type Entry, type Part } from './transcript.ts';
 
 /** Replace the parts of one entry (its key stays): a fold, or a degrade preview. */
 export interface FoldDecision {
@@ -58,7 +58,8 @@ const rekeyed = new WeakMap<Entry, Entry>();
  * being taken for it. A host that holds the fold Baton wrote back (rewrite mode) keeps it as is.
  */
 function editedEntry(entry: Entry, decision: Decision): Entry {
-  if (decision.kind === 'fold' && contentHash(entry.role, decision.parts) === contentHashOf(entry))
+  // Compared through the memoized fold object: rewrite mode meets it on every call.
+  if (decision.kind === 'fold' && contentHashOf(foldedEntry(entry, decision)) === contentHashOf(entry))
     return entry;
   let edited = rekeyed.get(entry);
   if (!edited) {

@@ -10,9 +10,10 @@ import {
   resolveRubric,
   rubricOptionSchema,
 } from './rubrics.ts';
+import { detachedCopy } from './store.ts';
 import type { TextCompletion } from './summarizers/continuation.ts';
 import { withTimeout } from './timeout.ts';
-import { detachedEntries, type Entry } from './transcript.ts';
+import type { Entry } from './transcript.ts';
 
 /** What a probe sends: the context exactly as the model last saw it, plus the probe message. */
 export interface ProbeRequest {
@@ -181,7 +182,7 @@ export async function runProbe(
     const response = await withTimeout(
       (signal) =>
         judge({
-          entries: detachedEntries(context.entries),
+          entries: detachedCopy(context.entries),
           system: context.system,
           prompt,
           schema: probeAnswerSchema,

@@ -59,8 +59,8 @@ export function cloneJson<T>(value: T): T {
 }
 
 /**
- * A deep copy for a store that is user code: records and documents hold the host's messages
- * and the live ledger, which a store that edits what it was given must not reach.
+ * A deep copy for user code (a store, a summarizer, a judge, a custom stage): what it is given
+ * holds the host's messages or the live ledger, which one that edits its input must not reach.
  */
 export function detachedCopy<T>(value: T): T {
   try {

@@ -170,16 +170,3 @@ export function squash(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
-
-/**
- * A deep copy of entries for user code (summarizers, judges, custom stages): one that edits
- * what it was given must not rewrite the host's messages or what the archive keeps.
- */
-export function detachedEntries(entries: readonly Entry[]): Entry[] {
-  try {
-    return structuredClone(entries as Entry[]);
-  } catch {
-    // Parts holding values structuredClone refuses (functions, class instances): their JSON form.
-    return JSON.parse(JSON.stringify(entries)) as Entry[];
-  }
-}

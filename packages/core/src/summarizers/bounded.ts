@@ -1,7 +1,8 @@
 import { hash64 } from '../hash.ts';
+import { detachedCopy } from '../store.ts';
 import type { Summarizer } from '../summarizer.ts';
 import { withTimeout } from '../timeout.ts';
-import { contentOf, detachedEntries, type Entry, outputText, type Part } from '../transcript.ts';
+import { contentOf, type Entry, outputText, type Part } from '../transcript.ts';
 
 export interface BoundedSummaryDeps {
   summarizer: Summarizer;
@@ -87,7 +88,7 @@ async function callOnce(
       deps.summarizer({
         // A copy: a summarizer is user code, and one that edits its input must not rewrite the
         // host's messages or the records archived from them.
-        entries: detachedEntries(entries),
+        entries: detachedCopy(entries as Entry[]),
         maxTokens: deps.maxTokens,
         countTokens: deps.countText,
         signal,
