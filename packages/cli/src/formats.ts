@@ -1,25 +1,31 @@
 import { type Entry, fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall } from '@baton/core';
 import { type PromptMessage, promptToEntries } from '@baton/core/internals';
+import { SESSION_READERS } from './readers/index.ts';
+import {
+  type FormatName,
+  type ReadOptions,
+  type SessionFile,
+  sessionFile,
+  type Transcript,
+  TranscriptFormatError,
+} from './readers/session-file.ts';
 
-export type FormatName = 'openai-chat' | 'ai-sdk' | 'langchain' | 'anthropic';
+export { type FormatName, type Transcript, TranscriptFormatError };
 
 export const FORMATS: Readonly<Record<FormatName, string>> = {
   'openai-chat': 'OpenAI Chat Completions messages (an array, or { messages: [...] })',
   'ai-sdk': 'AI SDK ModelMessage[] (content parts: text, tool-call, tool-result)',
   langchain: 'LangChain serialized messages (toJSON() / messages_to_dict: human, ai, tool, system)',
   anthropic: 'Anthropic Messages API ({ system?, messages } with tool_use / tool_result blocks)',
+  'claude-code': 'Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl)',
+  codex: 'Codex rollout JSONL (~/.codex/sessions/**/rollout-*.jsonl)',
+  'openai-responses':
+    'OpenAI Responses API items ({ input, output } arrays of message / function_call items)',
+  smolagents: 'smolagents run record (JSON or JSONL with memory steps)',
+  tau2: 'tau2-bench results JSON (simulations with agent / user messages)',
+  'langgraph-checkpoint': 'LangGraph checkpoint (a SQLite checkpointer file, or a JSON dump of getState())',
+  'mastra-storage': 'Mastra stored messages (a LibSQL / SQLite storage file)',
 };
-
-/** The file is not a transcript Baton can read: says what it accepts and what it found. */
-export class TranscriptFormatError extends Error {
-  override readonly name = 'TranscriptFormatError';
-}
-
-export interface Transcript {
-  format: FormatName;
-  /** The conversation; an Anthropic top-level system prompt becomes its first (system) entry. */
-  entries: Entry[];
-}
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -204,7 +210,14 @@ function detectArray(messages: unknown[], anthropicSystem: unknown): Transcript 
   return fail(describe(messages));
 }
 
-/** Reads a transcript in any of the accepted formats, detected from its shape. */
+/** Reads a message array (OpenAI chat, AI SDK, LangChain, Anthropic) from parsed JSON. */
+function messageArray(value: unknown): Transcript {
+  if (Array.isArray(value)) return detectArray(value, undefined);
+  if (isObject(value) && Array.isArray(value.messages)) return detectArray(value.messages, value.system);
+  return fail(describe(value));
+}
+
+/** Reads a transcript in any of the message-array formats, detected from its shape. */
 export function parseTranscript(raw: string): Transcript {
   let value: unknown;
   try {
@@ -212,7 +225,41 @@ export function parseTranscript(raw: string): Transcript {
   } catch (error) {
     return fail(`text that is not JSON (${(error as Error).message})`);
   }
-  if (Array.isArray(value)) return detectArray(value, undefined);
-  if (isObject(value) && Array.isArray(value.messages)) return detectArray(value.messages, value.system);
-  return fail(describe(value));
+  return messageArray(value);
+}
+
+/**
+ * Reads a session file in any format Baton knows: the session-file readers first (each checks
+ * the shape cheaply), then the message arrays. A file none of them reads gets one error listing
+ * every format tried and why it did not fit.
+ */
+export function readSession(file: SessionFile | string, options: ReadOptions = {}): Transcript {
+  const session = typeof file === 'string' ? sessionFile(file) : file;
+  const tried: string[] = [];
+  for (const reader of SESSION_READERS) {
+    const why = reader.mismatch(session);
+    if (why === undefined) return reader.read(session, options);
+    tried.push(`  - ${FORMATS[reader.format]}: ${why}`);
+  }
+  if (options.thread !== undefined)
+    throw new TranscriptFormatError(
+      `--thread: this file holds one conversation (no thread ${JSON.stringify(options.thread)})`,
+    );
+  let arrayProblem: string;
+  if (session.isSqlite) arrayProblem = 'a SQLite database';
+  else if (!session.json.ok) arrayProblem = `text that is ${session.json.error}`;
+  else {
+    try {
+      return messageArray(session.json.value);
+    } catch (error) {
+      if (!(error instanceof TranscriptFormatError) || !error.message.startsWith('not a transcript'))
+        throw error;
+      arrayProblem =
+        error.message.split('\n')[0]?.replace(/^not a transcript Baton can read: found /, '') ?? '';
+    }
+  }
+  const arrays = (['openai-chat', 'ai-sdk', 'langchain', 'anthropic'] as const).map((f) => FORMATS[f]);
+  throw new TranscriptFormatError(
+    `not a transcript Baton can read.\nTried:\n${tried.join('\n')}${tried.length ? '\n' : ''}  - a message array (${arrays.join('; ')}): found ${arrayProblem}`,
+  );
 }

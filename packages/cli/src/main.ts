@@ -4,8 +4,9 @@ import { parseArgs } from 'node:util';
 import { createBaton, RUBRICS, type RubricName, type Store, sqliteStore } from '@baton/core';
 import { fmt } from './chart.ts';
 import { costNote } from './cost-report.ts';
-import { FORMATS, parseTranscript, TranscriptFormatError } from './formats.ts';
+import { FORMATS, readSession, type Transcript, TranscriptFormatError } from './formats.ts';
 import { inspectTranscript } from './inspect.ts';
+import { sessionFile } from './readers/session-file.ts';
 import { replay } from './replay.ts';
 import { progress, retentionNote, summaryTable } from './replay-text.ts';
 import { renderReport } from './report.ts';
@@ -13,8 +14,8 @@ import { renderReport } from './report.ts';
 export const USAGE = `baton: what Baton would have done to your agent's transcript
 
   baton replay <file> [--window 128k] [--model gpt-4o] [--pinned a,b] [--self-compact search]
-                      [--store sqlite:./baton.db] [--report out.html] [--interval 10]
-  baton inspect <file> [--window 128k] [--model gpt-4o]
+                      [--store sqlite:./baton.db] [--report out.html] [--interval 10] [--thread id]
+  baton inspect <file> [--window 128k] [--model gpt-4o] [--thread id]
 
   <file>: ${Object.values(FORMATS).join('; ')}.
   --window        context window in tokens (128k, 1m or a number); default: the model's, else 128k
@@ -22,6 +23,8 @@ export const USAGE = `baton: what Baton would have done to your agent's transcri
   --self-compact  probes with a rubric (${Object.keys(RUBRICS).join(', ')}); offline, answered by a heuristic
   --store         memory (default) or sqlite:<path>
   --interval      steps between compactions of the fixed-interval baseline (default 10)
+  --thread        which conversation of a file that holds several (a sub-agent, a simulation);
+                  the file's threads are listed when it is read
 
 Exit codes: 0 done, 2 bad arguments or an unreadable transcript, 1 anything else.`;
 
@@ -46,10 +49,10 @@ export function printable(text: string): string {
   return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function readTranscript(file: string) {
-  let raw: string;
+function readTranscript(file: string, thread: string | undefined) {
+  let bytes: Uint8Array;
   try {
-    raw = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (error) {
     const code = codeOf(error);
     const why =
@@ -62,7 +65,7 @@ function readTranscript(file: string) {
             : (error as Error).message;
     throw new InputError(`cannot read ${file}: ${why}`);
   }
-  return parseTranscript(raw);
+  return readSession(sessionFile(file, bytes), thread === undefined ? {} : { thread });
 }
 
 /** Refuses an output path that cannot be written before the replay runs, not after it. */
@@ -87,6 +90,18 @@ function checkWritable(flag: string, path: string): void {
       `${flag}: cannot write ${path}: ${codeOf(error) === 'ENOENT' ? 'no such directory' : 'permission denied'}`,
     );
   }
+}
+
+/** Tells the user which thread of a multi-thread file was read, and what the reader skipped. */
+function readNotes(transcript: Transcript): string {
+  const lines: string[] = [];
+  if (transcript.threads && transcript.threads.length > 1) {
+    lines.push(`threads (--thread <id>):`);
+    for (const t of transcript.threads)
+      lines.push(`  ${t.id === transcript.thread ? '*' : ' '} ${printable(t.id)}: ${printable(t.label)}`);
+  }
+  for (const note of transcript.notes ?? []) lines.push(`note: ${printable(note)}`);
+  return lines.length > 0 ? `${lines.join('\n')}\n` : '';
 }
 
 export interface Io {
@@ -118,7 +133,7 @@ function parseStore(raw: string | undefined): Store | undefined {
 }
 
 async function runReplay(file: string, values: Record<string, string | undefined>, io: Io): Promise<void> {
-  const transcript = readTranscript(file);
+  const transcript = readTranscript(file, values.thread);
   if (values.report !== undefined) checkWritable('--report', values.report);
   const rubric = values['self-compact'];
   if (rubric !== undefined && !(rubric in RUBRICS))
@@ -143,7 +158,7 @@ async function runReplay(file: string, values: Record<string, string | undefined
     .filter(Boolean)
     .join(' · ');
   io.err(
-    `replaying ${printable(basename(file))} (${FORMATS[transcript.format]}, ${transcript.entries.length} messages), ${settings}\n`,
+    `replaying ${printable(basename(file))} (${FORMATS[transcript.format]}, ${transcript.entries.length} messages), ${settings}\n${readNotes(transcript)}`,
   );
   const result = await replay(
     transcript.entries,
@@ -172,7 +187,7 @@ async function runReplay(file: string, values: Record<string, string | undefined
 }
 
 function runInspect(file: string, values: Record<string, string | undefined>, io: Io): void {
-  const transcript = readTranscript(file);
+  const transcript = readTranscript(file, values.thread);
   const contextWindow = parseWindow(values.window) ?? (values.model ? undefined : 128_000);
   const options = createBaton({
     ...(contextWindow ? { contextWindow } : {}),
@@ -180,7 +195,7 @@ function runInspect(file: string, values: Record<string, string | undefined>, io
   }).options;
   const report = inspectTranscript(transcript.entries, options.tokenizer, options.inputBudget);
   const lines = [
-    `${basename(file)}: ${FORMATS[transcript.format]}`,
+    `${printable(basename(file))}: ${FORMATS[transcript.format]}${transcript.thread ? `, thread ${printable(transcript.thread)}` : ''}`,
     `${report.messages} messages, ${fmt(report.total)} tokens (${options.tokenizer.name}); input budget ${fmt(options.inputBudget)}`,
     '',
     'by role:',
@@ -207,7 +222,7 @@ function runInspect(file: string, values: Record<string, string | undefined>, io
         `  ${p.tool.padEnd(24)} ${fmt(p.tokens).padStart(10)} tokens = ${(100 * p.shareOfBudget).toFixed(1)}% of the budget${p.shareOfBudget > 0.5 ? ' (too much to pin)' : ''}`,
     ),
   ];
-  io.out(`${lines.join('\n')}\n`);
+  io.out(`${readNotes(transcript)}${lines.join('\n')}\n`);
 }
 
 /** Options only `replay` uses. */
@@ -227,6 +242,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         store: { type: 'string' },
         report: { type: 'string' },
         interval: { type: 'string' },
+        thread: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });

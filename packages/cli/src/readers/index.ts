@@ -1,0 +1,7 @@
+import type { SessionReader } from './session-file.ts';
+
+/**
+ * The session-file readers, tried in order before the message-array formats. Each one's
+ * `mismatch` must be cheap and specific: the first reader that accepts a file reads it.
+ */
+export const SESSION_READERS: readonly SessionReader[] = [];

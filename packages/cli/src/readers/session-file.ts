@@ -1,0 +1,133 @@
+import { readFileSync } from 'node:fs';
+import type { Entry } from '@baton/core';
+
+/** A sub-conversation a session file holds besides its main one (a sub-agent, a simulation, a thread). */
+export interface ThreadInfo {
+  /** What `--thread` takes to select it. */
+  id: string;
+  /** One line for a person: who, how many messages. */
+  label: string;
+  messages: number;
+}
+
+/** Every format `baton replay` and `baton inspect` read; `FORMATS` describes each. */
+export type FormatName =
+  | 'openai-chat'
+  | 'ai-sdk'
+  | 'langchain'
+  | 'anthropic'
+  | 'claude-code'
+  | 'codex'
+  | 'openai-responses'
+  | 'smolagents'
+  | 'tau2'
+  | 'langgraph-checkpoint'
+  | 'mastra-storage';
+
+/** The file is not a transcript Baton can read: says what it accepts and what it found. */
+export class TranscriptFormatError extends Error {
+  override readonly name = 'TranscriptFormatError';
+}
+
+/** A conversation read from a file: what the model saw, as neutral entries. */
+export interface Transcript {
+  /** Reader that read it. */
+  format: FormatName;
+  /** The conversation; a system prompt the format records becomes its first (system) entry. */
+  entries: Entry[];
+  /** Every thread the file holds, when it holds more than one; `thread` is the one read. */
+  threads?: ThreadInfo[];
+  thread?: string;
+  /** What the reader did that a user should know (duplicates dropped, parts skipped), one line each. */
+  notes?: string[];
+}
+
+export interface ReadOptions {
+  /** A thread id from `Transcript.threads`; the main thread when absent. */
+  thread?: string;
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/**
+ * A file on disk as every reader sees it, parsed at most once whichever readers ask: the whole
+ * text as JSON, each line as JSON (JSONL), or the path of a SQLite database.
+ */
+export interface SessionFile {
+  path: string;
+  bytes: Uint8Array;
+  /** True when the file starts with the SQLite header; `text`, `json` and `lines` are then not tried. */
+  isSqlite: boolean;
+  readonly text: string;
+  readonly json: Parsed<unknown>;
+  /** Every non-blank line parsed as JSON; fails naming the first line that is not (and when there is no line). */
+  readonly lines: Parsed<unknown[]>;
+}
+
+const SQLITE_HEADER = 'SQLite format 3\u0000';
+
+function memo<T>(compute: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = compute();
+      done = true;
+    }
+    return value;
+  };
+}
+
+/** A session file from its bytes (tests pass bytes; the CLI reads the path). */
+export function sessionFile(path: string, bytes: Uint8Array = readFileSync(path)): SessionFile {
+  const isSqlite =
+    bytes.length >= SQLITE_HEADER.length &&
+    new TextDecoder('latin1').decode(bytes.subarray(0, SQLITE_HEADER.length)) === SQLITE_HEADER;
+  const text = memo(() => new TextDecoder('utf-8').decode(bytes));
+  const json = memo((): Parsed<unknown> => {
+    try {
+      return { ok: true, value: JSON.parse(text()) };
+    } catch (error) {
+      return { ok: false, error: `not JSON (${(error as Error).message})` };
+    }
+  });
+  const lines = memo((): Parsed<unknown[]> => {
+    const values: unknown[] = [];
+    const all = text().split('\n');
+    for (const [index, line] of all.entries()) {
+      if (line.trim() === '') continue;
+      try {
+        values.push(JSON.parse(line));
+      } catch (error) {
+        return { ok: false, error: `line ${index + 1} is not JSON (${(error as Error).message})` };
+      }
+    }
+    return values.length > 0 ? { ok: true, value: values } : { ok: false, error: 'no lines' };
+  });
+  return {
+    path,
+    bytes,
+    isSqlite,
+    get text() {
+      return text();
+    },
+    get json() {
+      return json();
+    },
+    get lines() {
+      return lines();
+    },
+  };
+}
+
+/**
+ * One format Baton reads. `mismatch` is a cheap shape check; when no reader fits a file, the
+ * CLI lists every reader with its mismatch, so a user sees what was tried and why each failed.
+ */
+export interface SessionReader {
+  format: FormatName;
+  /** Undefined when the file is in this format; else why not, in a few words. */
+  mismatch(file: SessionFile): string | undefined;
+  /** Reads the file; a file that matched but cannot be read throws `TranscriptFormatError`. */
+  read(file: SessionFile, options: ReadOptions): Transcript;
+}
