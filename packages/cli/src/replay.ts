@@ -152,6 +152,9 @@ export async function replay(
   const counts = entries.map((e) => counter.raw(e));
   const overhead = 3; // the reply priming every request carries
   const opening = entries.find((e) => e.role === 'user');
+  // The opening request can only be lost once it was said: an agent that speaks first (tau2's
+  // does) has steps before any user message, and those are not charged.
+  const openingAt = opening ? entries.indexOf(opening) : entries.length;
 
   const calls = modelCalls(entries);
   const steps: StepRecord[] = [];
@@ -235,7 +238,8 @@ export async function replay(
       notices: prepared.notices.map((n) => n.type),
     };
     steps.push(record);
-    const keepsOpening = (list: readonly Entry[]) => !opening || list.some((e) => e.key === opening.key);
+    const openingSaid = openingAt < at;
+    const keepsOpening = (list: readonly Entry[]) => !openingSaid || list.some((e) => e.key === opening?.key);
     const tally = (key: PolicyKey, tokens: number, compacted: boolean, opened: boolean) => {
       const s = summaries[key];
       s.billed += tokens;
@@ -247,7 +251,7 @@ export async function replay(
     tally('baton', record.baton, prepared.outcome === 'compacted', keepsOpening(prepared.entries));
     tally('none', none, false, true);
     tally('interval', record.interval, fixedRun.outcome === 'compacted', keepsOpening(fixedRun.entries));
-    tally('deleteOldest', window.tokens, false, !opening || entries.indexOf(opening) >= window.first);
+    tally('deleteOldest', window.tokens, false, !openingSaid || openingAt >= window.first);
     onStep?.(record, calls.length);
   }
   const archived = (await session.archive.range(0, Number.MAX_SAFE_INTEGER)).length;
