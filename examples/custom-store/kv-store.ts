@@ -1,5 +1,6 @@
 import {
   type ArchiveRecord,
+  checkedStore,
   compareArchiveRecords,
   entryText,
   type PutResult,
@@ -49,7 +50,7 @@ export function kvStore(kv: KeyValue): Store {
       .sort(compareArchiveRecords);
   };
 
-  return {
+  return checkedStore({
     async getDocument<T>(namespace: string, key: string) {
       const text = await kv.get(documentKey(namespace, key));
       return text ? (JSON.parse(text) as { value: T; version: number }) : undefined;
@@ -97,5 +98,5 @@ export function kvStore(kv: KeyValue): Store {
         .filter((r) => entryText(r.entry).toLowerCase().includes(needle))
         .slice(0, limit);
     },
-  };
+  });
 }

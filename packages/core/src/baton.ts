@@ -1,3 +1,4 @@
+import { hasLoneSurrogate } from './checked-store.ts';
 import type { Engine } from './engine.ts';
 import { BatonConfigError } from './errors.ts';
 import { LruCache } from './lru-cache.ts';
@@ -16,9 +17,6 @@ export interface Baton {
    */
   session(id: string): Session;
 }
-
-/** An unpaired UTF-16 surrogate. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Creates a Baton. Options are validated once, here; a bad option throws `BatonConfigError`.
@@ -49,7 +47,7 @@ export function createBaton(options: BatonOptions): Baton {
       }
       // A lone surrogate has no UTF-8 form: SQLite and Postgres store it as U+FFFD, so 'p\uD800',
       // 'p\uDC00' and 'p\uFFFD' would share one session's notes, archive and ledger.
-      if (LONE_SURROGATE.test(id))
+      if (hasLoneSurrogate(id))
         throw new BatonConfigError(
           `[baton] [session] session id ${JSON.stringify(id)} holds a lone surrogate (no UTF-8 form, so stores cannot keep it apart from others)`,
           ['sessionId'],

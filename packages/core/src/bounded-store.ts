@@ -1,3 +1,4 @@
+import type { NotesBackend } from './notes-backend.ts';
 import { detachedCopy, type Store } from './store.ts';
 import { withTimeout } from './timeout.ts';
 
@@ -27,5 +28,24 @@ export function boundedStore(store: Store, ms: number): Store {
       bounded('rangeArchive', () => store.rangeArchive(sessionId, from, to)),
     searchArchive: (sessionId, query, limit) =>
       bounded('searchArchive', () => store.searchArchive(sessionId, query, limit)),
+  };
+}
+
+/**
+ * A notes backend the user passed (Mastra's working memory, their own service) under the same
+ * deadline as the store: notes are read before every model call, so a backend that never
+ * answers would hang `prepare`, and a write would hang the agent's `notes` tool. What crosses
+ * the seam is copied both ways, so neither side can edit the other's sections later.
+ */
+export function boundedNotes(notes: NotesBackend, ms: number): NotesBackend {
+  const bounded = <T>(what: string, call: () => Promise<T>) =>
+    withTimeout(call, ms, `the notes backend's ${what}`);
+  return {
+    read: (sessionId) => bounded('read', async () => detachedCopy(await notes.read(sessionId))),
+    ...(notes.version
+      ? { version: (sessionId: string) => bounded('version', () => notes.version!(sessionId)) }
+      : {}),
+    write: (sessionId, sections, expectedVersion) =>
+      bounded('write', () => notes.write(sessionId, detachedCopy(sections), expectedVersion)),
   };
 }

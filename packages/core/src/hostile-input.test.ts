@@ -2,11 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBaton } from './baton.ts';
 import { BatonConfigError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
+import type { NoteSection, NotesBackend } from './notes-backend.ts';
 import type { BatonOptions } from './options.ts';
 import { detectContextOverflow } from './overflow.ts';
 import { defineStage } from './stage.ts';
 import type { Store } from './store.ts';
 import { memoryStore } from './stores/memory-store.ts';
+import { sqliteStore } from './stores/sqlite-store.ts';
 import type { Summarizer } from './summarizer.ts';
 import { withTimeout } from './timeout.ts';
 import { gptTokenizer } from './tokenizer.ts';
@@ -127,6 +129,26 @@ describe('host entries are identified by id and content', () => {
       );
       expect(inPrompt || archived).toBe(true);
     }
+  });
+
+  it('host ids with lone surrogates stay apart in a SQLite archive: every entry in the projection or recallable', async () => {
+    const store = sqliteStore({ path: ':memory:' });
+    const session = createBaton({ contextWindow: 8_000, store }).session('lone');
+    // Two ids SQLite would both write as 'r\uFFFD': without escaping, one record's insert is a no-op.
+    const history = toolLoop(12).map((entry, i) =>
+      entry.role === 'tool' ? { ...entry, key: i % 4 === 0 ? 'r\uD800' : 'r\uDC00' } : entry,
+    );
+    const prepared = await session.prepare({ entries: history });
+    expect(prepared.outcome).toBe('compacted');
+    for (const entry of history.filter((e) => e.role === 'tool')) {
+      const text = outputText((entry.parts[0] as { output: unknown }).output);
+      const inPrompt = prepared.entries.some((e) => e.meta?.synthetic === undefined && entryText(e) === text);
+      const archived = (await session.archive.search(text.slice(0, 40), { limit: 50 })).some(
+        (r) => entryText(r.entry) === text,
+      );
+      expect(inPrompt || archived, text.slice(0, 20)).toBe(true);
+    }
+    await store.close();
   });
 
   it("a summarizer that edits its input changes neither the host's entries nor the archive", async () => {
@@ -268,6 +290,40 @@ describe('user code that throws, hangs or returns garbage', () => {
     ).rejects.toThrow('sync');
     await settle(50);
     expect(unhandled).toEqual([]);
+  });
+
+  it('a notes backend that never answers fails the read with an event and the write with an error, within storeTimeoutMs', async () => {
+    const never = () => new Promise<never>(() => {});
+    const notes: NotesBackend = { read: never, version: never, write: never };
+    const baton = createBaton({ contextWindow: 8_000, notes, storeTimeoutMs: 30 });
+    const session = baton.session('s');
+    const prepared = await session.prepare({ entries: toolLoop(3, 50) });
+    expect(prepared.entries.length).toBeGreaterThan(0);
+    expect(prepared.events).toContainEqual(
+      expect.objectContaining({ type: 'store-failed', operation: 'readNotes' }),
+    );
+    await expect(session.notes.write('plan', 'step 1')).rejects.toThrow(/notes backend's read timed out/);
+    await settle(60);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('a notes backend gets and gives copies: editing its sections later changes nothing Baton holds', async () => {
+    let stored: NoteSection[] = [];
+    let version = 0;
+    const notes: NotesBackend = {
+      read: async () => ({ sections: stored, version }),
+      write: async (_id, sections, expected) => {
+        if (expected !== version) return { ok: false, currentVersion: version };
+        stored = sections;
+        version++;
+        return { ok: true, version };
+      },
+    };
+    const session = createBaton({ contextWindow: 8_000, notes }).session('s');
+    const written = await session.notes.write('plan', 'step 1');
+    (stored[0] as NoteSection).text = 'rewritten behind Baton';
+    expect(written[0]?.text).toBe('step 1');
+    expect((await session.notes.read('plan'))?.text).toBe('step 1');
   });
 
   it('a corrupt stored ledger or state ({} or null) is ignored with an event', async () => {

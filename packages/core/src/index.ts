@@ -1,6 +1,7 @@
 export { BatonToolError, type NeutralTool } from './agent-tools.ts';
 export type { ArchiveApi } from './archive.ts';
 export { type Baton, createBaton } from './baton.ts';
+export { checkedStore, hasLoneSurrogate } from './checked-store.ts';
 export type { Checkpoint } from './checkpoint.ts';
 export {
   type BilledCall,

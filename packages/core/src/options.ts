@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { boundedStore } from './bounded-store.ts';
+import { boundedNotes, boundedStore } from './bounded-store.ts';
 import { BatonConfigError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
 import { lookupModel, type ModelInfo, type ModelPricing } from './model-catalog.ts';
@@ -77,7 +77,7 @@ const optionsSchema = z
     summaryTimeoutMs: positiveInt.default(60_000),
     /** Deadline of each stage's run (ms); past it the stage is skipped with a `stage-failed` event. */
     stageTimeoutMs: positiveInt.default(300_000),
-    /** Deadline of each call into the configured `store` (ms); past it the call fails (a `store-failed` event). */
+    /** Deadline of each call into the configured `store` or `notes` backend (ms); past it the call fails (a `store-failed` event, or a `notes` tool error). */
     storeTimeoutMs: positiveInt.default(30_000),
     opaqueTokens: z.number().int().nonnegative().default(512),
     notesCap: positiveInt.optional(),
@@ -272,7 +272,7 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
       o.maxSummaryTokens ?? Math.max(64, Math.min(4_000, Math.floor((window - reserveOutput) * 0.15))),
     tokenizer,
     store,
-    notes: o.notes ?? storeNotes(store),
+    notes: o.notes ? boundedNotes(o.notes, o.storeTimeoutMs) : storeNotes(store),
     summarizer: o.summarizer ?? extractiveSummarizer(),
     selfCompact: o.selfCompact ? resolveSelfCompact(o.selfCompact, window - reserveOutput) : undefined,
     now: o.now ?? Date.now,

@@ -1,3 +1,4 @@
+import { escapeLoneSurrogates, hasLoneSurrogate } from './checked-store.ts';
 import { type Entry, type Part, type ToolResultPart, toolCalls } from './transcript.ts';
 
 /** Text of the result Baton supplies for a call the host never answered. */
@@ -125,16 +126,19 @@ export function distinctKeys(entries: readonly Entry[]): Entry[] {
   const seen = new Map<string, number>();
   let out: Entry[] | undefined;
   entries.forEach((entry, index) => {
-    const count = (seen.get(entry.key) ?? 0) + 1;
-    seen.set(entry.key, count);
-    if (count === 1) {
+    // A host id with a lone surrogate becomes a recall ref no store can keep apart from another
+    // (SQLite and Postgres write both as U+FFFD): it is escaped first, then counted like any key.
+    const base = hasLoneSurrogate(entry.key) ? escapeLoneSurrogates(entry.key) : entry.key;
+    const count = (seen.get(base) ?? 0) + 1;
+    seen.set(base, count);
+    if (count === 1 && base === entry.key) {
       out?.push(entry);
       return;
     }
     out ??= entries.slice(0, index);
-    let key = `${entry.key}~${count}`;
+    let key = count === 1 ? base : `${base}~${count}`;
     // A host key may itself look like `id~2`: keep counting until the key is free.
-    for (let n = count; seen.has(key); ) key = `${entry.key}~${++n}`;
+    for (let n = count; count > 1 && seen.has(key); ) key = `${base}~${++n}`;
     seen.set(key, 1);
     out.push({ ...entry, key });
   });

@@ -1,5 +1,5 @@
 import type { ArchiveRecord, PutResult, Store, VersionedDocument } from '@baton/core';
-import { compareArchiveRecords, entryText } from '@baton/core';
+import { checkedStore, compareArchiveRecords, entryText } from '@baton/core';
 import { cloneJson as copy } from '@baton/core/internals';
 import type { BaseStore } from '@langchain/langgraph';
 
@@ -29,7 +29,7 @@ export function langGraphStore(store: BaseStore, prefix = 'baton'): Store {
     }
     return records.sort(compareArchiveRecords);
   };
-  return {
+  return checkedStore({
     async getDocument<T>(namespace: string, key: string): Promise<VersionedDocument<T> | undefined> {
       const item = await store.get(docNs(namespace), key);
       return item ? { value: copy(item.value.value as T), version: item.value.version as number } : undefined;
@@ -66,5 +66,5 @@ export function langGraphStore(store: BaseStore, prefix = 'baton'): Store {
         .filter((r) => entryText(r.entry).toLowerCase().includes(needle))
         .slice(0, limit);
     },
-  };
+  });
 }

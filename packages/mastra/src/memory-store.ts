@@ -1,6 +1,7 @@
 import {
   type ArchiveRecord,
   BatonConfigError,
+  checkedStore,
   compareArchiveRecords,
   entryText,
   type PutResult,
@@ -77,7 +78,7 @@ export function mastraMemoryStore(memory: MastraMemory): Store {
       ).getState<{ records: ArchiveRecord[] }>({ threadId: sessionId, type: ARCHIVE })
     )?.records ?? [];
 
-  return {
+  return checkedStore({
     async getDocument<T>(namespace: string, key: string): Promise<VersionedDocument<T> | undefined> {
       const stored = await (await threadState()).getState<StoredDocument>({
         threadId: key,
@@ -132,5 +133,5 @@ export function mastraMemoryStore(memory: MastraMemory): Store {
         .slice(0, limit)
         .map((record) => copy(record));
     },
-  };
+  });
 }

@@ -1,5 +1,6 @@
 import {
   type ArchiveRecord,
+  checkedStore,
   entryText,
   type PutResult,
   type Store,
@@ -155,7 +156,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const records = (rows: Array<{ record: string }>) =>
     rows.map((row) => JSON.parse(row.record) as ArchiveRecord);
 
-  return {
+  return checkedStore({
     migrate: () => {
       ready ??= migrate();
       return ready;
@@ -268,5 +269,5 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     async close() {
       await owned?.end();
     },
-  };
+  });
 }

@@ -243,6 +243,41 @@ export function describeStoreConformance(name: string, options: StoreConformance
       }
     });
 
+    it('refuses search limits and ranges that are not whole numbers, the same on every backend', async () => {
+      const store = await fresh();
+      await store.appendArchive('s', [archiveRecord(1, 'deploy one'), archiveRecord(2, 'deploy two')]);
+      for (const limit of [-1, Number.NaN, 1.5, Number.POSITIVE_INFINITY]) {
+        await expect(store.searchArchive('s', 'deploy', limit), String(limit)).rejects.toMatchObject({
+          name: 'BatonConfigError',
+        });
+      }
+      await expect(store.rangeArchive('s', Number.NaN, 5)).rejects.toMatchObject({ name: 'BatonConfigError' });
+      await expect(store.putDocument('s/notes', 'n', {}, -1)).rejects.toMatchObject({ name: 'BatonConfigError' });
+      expect((await store.searchArchive('s', 'deploy', 1)).map((r) => r.seq)).toEqual([1]);
+    });
+
+    it('refuses ids with lone surrogates instead of folding them into one row', async () => {
+      const store = await fresh();
+      for (const id of ['p\uD800', 'p\uDC00', 'x\uDBFFy']) {
+        await expect(store.appendArchive(id, [archiveRecord(1, 'secret')]), id).rejects.toMatchObject({
+          name: 'BatonConfigError',
+        });
+        await expect(store.putDocument(`${id}/notes`, 'notes', 'secret', 0)).rejects.toMatchObject({
+          name: 'BatonConfigError',
+        });
+        await expect(store.getDocument('ns', id)).rejects.toMatchObject({ name: 'BatonConfigError' });
+        await expect(store.searchArchive(id, 'secret', 10)).rejects.toMatchObject({ name: 'BatonConfigError' });
+      }
+      await expect(store.appendArchive('s', [archiveRecord(1, 'x', 'ref\uD800')])).rejects.toMatchObject({
+        name: 'BatonConfigError',
+      });
+      // U+FFFD itself and well-formed pairs are ordinary text.
+      await store.appendArchive('p\uFFFD', [archiveRecord(1, 'replacement char session')]);
+      await store.appendArchive('p\uD83E\uDDED', [archiveRecord(1, 'compass session')]);
+      expect((await store.searchArchive('p\uFFFD', 'session', 10)).map((r) => r.entry.parts)).toHaveLength(1);
+      expect(await store.searchArchive('p\uFFFD', 'compass', 10)).toEqual([]);
+    });
+
     it('never lets one session read another session’s notes or archive', async () => {
       const store = await fresh();
       await store.putDocument('session-a/notes', 'notes', 'secret of A', 0);

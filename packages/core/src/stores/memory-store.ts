@@ -1,3 +1,4 @@
+import { checkedStore } from '../checked-store.ts';
 import {
   type ArchiveRecord,
   cloneJson,
@@ -35,7 +36,7 @@ export function memoryStore(): Store {
   };
   const bySeq = (a: IndexedRecord, b: IndexedRecord) => compareArchiveRecords(a.record, b.record);
 
-  return {
+  return checkedStore({
     async getDocument<T>(namespace: string, key: string): Promise<VersionedDocument<T> | undefined> {
       const stored = documents.get(`${namespace}\u0000${key}`);
       return stored ? { value: JSON.parse(stored.value) as T, version: stored.version } : undefined;
@@ -85,5 +86,5 @@ export function memoryStore(): Store {
         .slice(0, limit)
         .map((r) => cloneJson(r.record));
     },
-  };
+  });
 }

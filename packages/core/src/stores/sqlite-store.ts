@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod/v4';
+import { checkedStore } from '../checked-store.ts';
 import { BatonConfigError, parseOptions } from '../errors.ts';
 import type { ArchiveRecord, PutResult, Store, VersionedDocument } from '../store.ts';
 import { entryText } from '../transcript.ts';
@@ -142,7 +143,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store & { close(): Pro
   const records = (rows: unknown[]) =>
     rows.map((row) => JSON.parse((row as { record: string }).record) as ArchiveRecord);
 
-  return {
+  return checkedStore({
     async getDocument<T>(namespace: string, key: string): Promise<VersionedDocument<T> | undefined> {
       const row = (await db())
         .prepare('SELECT value, version FROM baton_documents WHERE namespace = ? AND key = ?')
@@ -255,5 +256,5 @@ export function sqliteStore(options: SqliteStoreOptions): Store & { close(): Pro
       database = undefined;
       conn.close();
     },
-  };
+  });
 }
