@@ -251,8 +251,12 @@ export function describeStoreConformance(name: string, options: StoreConformance
           name: 'BatonConfigError',
         });
       }
-      await expect(store.rangeArchive('s', Number.NaN, 5)).rejects.toMatchObject({ name: 'BatonConfigError' });
-      await expect(store.putDocument('s/notes', 'n', {}, -1)).rejects.toMatchObject({ name: 'BatonConfigError' });
+      await expect(store.rangeArchive('s', Number.NaN, 5)).rejects.toMatchObject({
+        name: 'BatonConfigError',
+      });
+      await expect(store.putDocument('s/notes', 'n', {}, -1)).rejects.toMatchObject({
+        name: 'BatonConfigError',
+      });
       expect((await store.searchArchive('s', 'deploy', 1)).map((r) => r.seq)).toEqual([1]);
     });
 
@@ -266,7 +270,9 @@ export function describeStoreConformance(name: string, options: StoreConformance
           name: 'BatonConfigError',
         });
         await expect(store.getDocument('ns', id)).rejects.toMatchObject({ name: 'BatonConfigError' });
-        await expect(store.searchArchive(id, 'secret', 10)).rejects.toMatchObject({ name: 'BatonConfigError' });
+        await expect(store.searchArchive(id, 'secret', 10)).rejects.toMatchObject({
+          name: 'BatonConfigError',
+        });
       }
       await expect(store.appendArchive('s', [archiveRecord(1, 'x', 'ref\uD800')])).rejects.toMatchObject({
         name: 'BatonConfigError',
