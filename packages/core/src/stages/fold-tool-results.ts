@@ -3,6 +3,7 @@ import type { FoldDecision } from '../ledger.ts';
 import { builtInStage, FreedTokens, type Stage } from '../stage.ts';
 import { type Entry, firstLine, outputText, type Part } from '../transcript.ts';
 import { recallRefHint, resultRef } from './spans.ts';
+import { supersededResults } from './superseded.ts';
 
 export interface FoldToolResultsOptions {
   /** Newest tool results left verbatim. Default: the `keep` option (3). */
@@ -26,6 +27,8 @@ function placeholder(name: string, output: unknown, isError: boolean, ref: strin
 /**
  * Stage 1: replaces consumed tool results older than the newest `keep` with a one-line
  * placeholder naming the size, the first line and the recall ref. Calls stay, so pairing holds.
+ * Results a later step made stale (see `supersededResults`) fold first, then the rest oldest
+ * first; the stage stops at the target, so the order decides what stays verbatim.
  */
 export function foldToolResults({ keep }: FoldToolResultsOptions = {}): Stage {
   return builtInStage(FOLD_STAGE, async function foldToolResultsStage(ctx) {
@@ -43,8 +46,15 @@ export function foldToolResults({ keep }: FoldToolResultsOptions = {}): Stage {
       }
     }
     const kept = new Set(resultEntries.slice(Math.max(0, resultEntries.length - keepNewest)));
+    // Stale results (a file read again, a command re-run, an attempt that later succeeded) go
+    // first, then the rest oldest first.
+    const stale = supersededResults(ctx.groups);
+    const ordered = [
+      ...candidates.filter((entry) => stale.has(entry)),
+      ...candidates.filter((entry) => !stale.has(entry)),
+    ];
     const decisions: FoldDecision[] = [];
-    for (const entry of candidates) {
+    for (const entry of ordered) {
       if (freed.reachedTarget) break;
       if (kept.has(entry)) continue;
       let changed = false;
