@@ -15,7 +15,7 @@ describe('opening request scoring', () => {
       { role: 'user', content: `Here is the log:\n${filler(400, 1)}` },
       { role: 'assistant', content: 'Your line is fine; restart the phone.' },
     ]);
-    const result = await replay(entries, { contextWindow: 32_000, interval: 10 });
+    const result = await replay(entries, { contextWindow: 32_000, interval: 10, pinned: [] });
     for (const policy of result.policies) {
       expect(policy.compactions, policy.key).toBe(0);
       expect(policy.openingLost, policy.key).toBe(0);
@@ -32,7 +32,7 @@ describe('opening request scoring', () => {
       ]).flat(),
       { role: 'assistant', content: 'Done.' },
     ]);
-    const result = await replay(entries, { contextWindow: 4_000, interval: 10 });
+    const result = await replay(entries, { contextWindow: 4_000, interval: 10, pinned: [] });
     const oldest = result.policies.find((p) => p.key === 'deleteOldest');
     expect(oldest?.openingLost).toBeGreaterThan(0);
   });
