@@ -19,6 +19,7 @@ import {
   policyBilling,
 } from './billing.ts';
 import { heuristicJudge, recordingJudge } from './offline-judge.ts';
+import { SCRIPTED } from './readers/session-file.ts';
 import { promptText, type RetentionTotals, referenceRetention } from './retention.ts';
 
 export interface ReplayOptions {
@@ -81,11 +82,14 @@ export interface ReplayResult {
   pricing?: ModelPricing;
 }
 
-/** Each model call of a recorded conversation: before every assistant message, and after the last message. */
+/**
+ * Each model call of a recorded conversation: before every assistant message a model wrote
+ * (a turn a reader marked scripted, like tau2's fixed greeting, was not a call).
+ */
 export function modelCalls(entries: readonly Entry[]): number[] {
   const points: number[] = [];
   entries.forEach((entry, i) => {
-    if (entry.role === 'assistant' && i > 0) points.push(i);
+    if (entry.role === 'assistant' && i > 0 && entry.meta?.[SCRIPTED] !== true) points.push(i);
   });
   return points;
 }

@@ -29,6 +29,12 @@ export class TranscriptFormatError extends Error {
   override readonly name = 'TranscriptFormatError';
 }
 
+/**
+ * Meta key a reader sets on an assistant turn no model produced (tau2's fixed greeting): the
+ * agent saw it, so it stays in the conversation, but replay makes no model call for it.
+ */
+export const SCRIPTED = 'scripted';
+
 /** A conversation read from a file: what the model saw, as neutral entries. */
 export interface Transcript {
   /** Reader that read it. */

@@ -1,5 +1,6 @@
 import { createEntry, type Entry, firstLine, type Part, type ToolCallPart } from '@baton/core';
 import {
+  SCRIPTED,
   type SessionFile,
   type SessionReader,
   type ThreadInfo,
@@ -90,7 +91,7 @@ function agentView(
 ): { entries: Entry[]; userToolTraffic: number; unanswered: number; orphans: number } {
   if (!isObject(simulation) || !Array.isArray(simulation.messages))
     throw new TranscriptFormatError(`${where} has no messages list`);
-  const drafts: { role: Entry['role']; parts: Part[] }[] = [];
+  const drafts: { role: Entry['role']; parts: Part[]; scripted?: true }[] = [];
   if (systemPrompt !== undefined)
     drafts.push({ role: 'system', parts: [{ type: 'text', text: systemPrompt }] });
   let userToolTraffic = 0;
@@ -165,11 +166,16 @@ function agentView(
       parts.push(part);
       pending.push(part);
     }
-    drafts.push({ role: 'assistant', parts });
+    // tau2's fixed greeting: no model produced it (no usage, no raw response, cost 0).
+    const scripted = message.usage == null && message.raw_data == null && !message.cost;
+    drafts.push({ role: 'assistant', parts, ...(scripted ? { scripted: true as const } : {}) });
   }
   // Calls still open here are the run's last act (it stopped at max steps): nothing is missing after them.
   return {
-    entries: drafts.map((d, seq) => createEntry(seq, d.role, d.parts)),
+    entries: drafts.map((d, seq) => {
+      const entry = createEntry(seq, d.role, d.parts);
+      return d.scripted ? { ...entry, meta: { [SCRIPTED]: true } } : entry;
+    }),
     userToolTraffic,
     unanswered,
     orphans,
