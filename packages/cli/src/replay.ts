@@ -72,7 +72,7 @@ export interface PolicySummary extends PolicyCosts {
 export interface ReplayResult {
   steps: StepRecord[];
   budget: number;
-  thresholds: { warn: number; compact: number; target: number };
+  thresholds: { warn: number; compact: number; target: number; truncate: number };
   policies: PolicySummary[];
   probes: number;
   archived: number;
@@ -149,7 +149,7 @@ export async function replay(
     onEvent: (e) => events.push(e),
   });
   const fixed = createBaton({ ...common, compactAt: 1, truncateAt: 1, warnAt: 1, targetAt: 0.99 });
-  const { inputBudget: budget, warnAt, compactAt, targetAt, pricing } = baton.options;
+  const { inputBudget: budget, warnAt, compactAt, targetAt, truncateAt, pricing } = baton.options;
   const session = baton.session('replay');
   const interval = fixed.session('interval');
   const counter = new TokenCounter(baton.options.tokenizer, baton.options.opaqueTokens);
@@ -269,7 +269,12 @@ export async function replay(
   return {
     steps,
     budget,
-    thresholds: { warn: warnAt * budget, compact: compactAt * budget, target: targetAt * budget },
+    thresholds: {
+      warn: warnAt * budget,
+      compact: compactAt * budget,
+      target: targetAt * budget,
+      truncate: truncateAt * budget,
+    },
     policies: POLICY_KEYS.map((key) => Object.assign(summaries[key], billing[key].costs())),
     probes: events.filter((e) => e.type === 'probe-decided').length,
     archived,

@@ -80,7 +80,13 @@ function chartGeometry() {
  */
 function expectReadableLabels(chart: ReturnType<typeof chartGeometry>) {
   const topDown = chart.labels.slice().sort((a, b) => a.top - b.top);
-  expect(topDown.map((l) => l.text?.split(' ')[0])).toEqual(['budget', 'compactAt', 'warnAt', 'targetAt']);
+  expect(topDown.map((l) => l.text?.split(' ')[0])).toEqual([
+    'budget',
+    'truncateAt',
+    'compactAt',
+    'warnAt',
+    'targetAt',
+  ]);
   const overlap = (a: Box, b: Box) =>
     a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
   const texts = [...chart.labels, ...chart.peak, ...chart.ticks];
@@ -164,7 +170,12 @@ describe.skipIf(skipUnless(available, `Chromium at ${CHROMIUM}`))(
       // The same replay with thresholds 1% of the budget apart: labels at their lines would overlap.
       const crowdedFile = join(dir, 'crowded.html');
       const { budget } = result;
-      const crowded = { warn: 0.79 * budget, compact: 0.8 * budget, target: 0.78 * budget };
+      const crowded = {
+        warn: 0.79 * budget,
+        compact: 0.8 * budget,
+        target: 0.78 * budget,
+        truncate: 0.81 * budget,
+      };
       writeFileSync(
         crowdedFile,
         renderReport(
