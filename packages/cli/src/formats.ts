@@ -1,5 +1,20 @@
-import { type Entry, fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall } from '@baton/core';
+import {
+  createEntry,
+  type Entry,
+  fromOpenAIChat,
+  type OpenAIMessage,
+  type OpenAIToolCall,
+  type Part,
+  type Role,
+} from '@baton/core';
 import { type PromptMessage, promptToEntries } from '@baton/core/internals';
+import {
+  assistantParts,
+  BlockTally,
+  imagePart,
+  otherPart,
+  toolResultParts,
+} from './readers/anthropic-blocks.ts';
 import { SESSION_READERS } from './readers/index.ts';
 import {
   type FormatName,
@@ -63,7 +78,7 @@ const LC_TYPES: Record<string, OpenAIMessage['role']> = {
 };
 
 /** One LangChain message (`toJSON()` constructor form or `messages_to_dict` form) as OpenAI chat. */
-function fromLangChain(message: Json): OpenAIMessage {
+export function fromLangChain(message: Json): OpenAIMessage {
   const constructorId = Array.isArray(message.id) ? String(message.id.at(-1)) : undefined;
   const kind = constructorId ?? String(message.type);
   const data = (message.kwargs ?? message.data ?? message) as Json;
@@ -89,45 +104,52 @@ function fromLangChain(message: Json): OpenAIMessage {
     : { role, content };
 }
 
-/** Anthropic Messages API messages as OpenAI chat: tool_use blocks become tool calls, tool_result blocks tool messages. */
-function fromAnthropic(messages: Json[]): OpenAIMessage[] {
-  const out: OpenAIMessage[] = [];
-  for (const message of messages) {
-    const role = message.role === 'assistant' ? 'assistant' : 'user';
-    if (typeof message.content === 'string') {
-      out.push({ role, content: message.content });
-      continue;
+/**
+ * Anthropic Messages API messages as entries: tool_use blocks become tool calls, each
+ * tool_result block a tool entry (its images beside its text), thinking kept and counted,
+ * images counted by Anthropic's image rule (see anthropic-blocks.ts).
+ */
+function fromAnthropic(messages: Json[], system: unknown): { entries: Entry[]; notes: string[] } {
+  const tally = new BlockTally();
+  const names = new Map<string, string>();
+  const drafts: Array<{ role: Role; parts: Part[] }> = [];
+  const systemText = Array.isArray(system)
+    ? system.map((block) => (isObject(block) && block.type === 'text' ? String(block.text) : '')).join('\n')
+    : system;
+  if (typeof systemText === 'string' && systemText !== '')
+    drafts.push({ role: 'system', parts: [{ type: 'text', text: systemText }] });
+  messages.forEach((message, index) => {
+    const where = `message ${index} (${String(message.role)})`;
+    if (message.role === 'assistant') {
+      const parts = assistantParts(message.content, where, tally);
+      for (const part of parts) if (part.type === 'tool-call') names.set(part.id, part.name);
+      drafts.push({ role: 'assistant', parts });
+      return;
     }
-    const blocks = (message.content ?? []) as Json[];
-    const texts = blocks.filter((b) => b.type === 'text').map((b) => String(b.text));
-    if (role === 'assistant') {
-      const calls = blocks
-        .filter((b) => b.type === 'tool_use')
-        .map(
-          (b): OpenAIToolCall => ({
-            id: String(b.id),
-            type: 'function',
-            function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) },
-          }),
-        );
-      out.push({
-        role,
-        content: texts.length > 0 ? texts.join('\n') : null,
-        ...(calls.length > 0 ? { tool_calls: calls } : {}),
-      });
-      continue;
-    }
-    for (const block of blocks.filter((b) => b.type === 'tool_result')) {
-      const content = Array.isArray(block.content)
-        ? (block.content as Json[])
-            .map((c) => (c.type === 'text' ? String(c.text) : JSON.stringify(c)))
-            .join('\n')
-        : text(block.content);
-      out.push({ role: 'tool', tool_call_id: String(block.tool_use_id), content });
-    }
-    if (texts.length > 0) out.push({ role: 'user', content: texts.join('\n') });
-  }
-  return out;
+    const blocks: unknown =
+      typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    if (!Array.isArray(blocks))
+      throw new TranscriptFormatError(`${where}: content is not a string or a list of blocks`);
+    const user: Part[] = [];
+    blocks.forEach((block, at) => {
+      if (!isObject(block) || typeof block.type !== 'string')
+        throw new TranscriptFormatError(`${where}: content block ${at} is not an object with a type`);
+      if (block.type === 'tool_result')
+        drafts.push({ role: 'tool', parts: toolResultParts(block, names, where, tally) });
+      else if (block.type === 'text') user.push({ type: 'text', text: String(block.text ?? '') });
+      else if (block.type === 'image') user.push(imagePart(block, tally));
+      else user.push(otherPart(block, tally));
+    });
+    if (user.length > 0) drafts.push({ role: 'user', parts: user });
+  });
+  const notes: string[] = [];
+  if (tally.unknownImages > 0)
+    notes.push(`${tally.unknownImages} images of unknown size counted at the default opaque cost`);
+  if (tally.opaque.size > 0)
+    notes.push(
+      `blocks kept at the default opaque cost: ${[...tally.opaque].map(([k, n]) => `${k} ${n}`).join(', ')}`,
+    );
+  return { entries: drafts.map((draft, seq) => createEntry(seq, draft.role, draft.parts)), notes };
 }
 
 const hasRole = (m: unknown) => isObject(m) && typeof m.role === 'string';
@@ -157,9 +179,14 @@ function openAIMessageProblem(message: Json): string | undefined {
 }
 
 /** Runs a conversion; a shape it cannot handle is a format error naming the format, not a crash. */
-function converted(format: FormatName, convert: () => Entry[]): Transcript {
+function converted(
+  format: FormatName,
+  convert: () => Entry[] | { entries: Entry[]; notes: string[] },
+): Transcript {
   try {
-    return { format, entries: convert() };
+    const read = convert();
+    if (Array.isArray(read)) return { format, entries: read };
+    return { format, entries: read.entries, ...(read.notes.length > 0 ? { notes: read.notes } : {}) };
   } catch (error) {
     if (error instanceof TranscriptFormatError) throw error;
     throw new TranscriptFormatError(
@@ -184,12 +211,19 @@ function detectArray(messages: unknown[], anthropicSystem: unknown): Transcript 
   const parts = objects.flatMap((m) =>
     Array.isArray(m.content) ? (m.content as unknown[]).filter(isObject) : [],
   );
-  if (parts.some((p) => p.type === 'tool_use' || p.type === 'tool_result') || anthropicSystem !== undefined) {
-    const system = typeof anthropicSystem === 'string' ? anthropicSystem : undefined;
-    return converted('anthropic', () => {
-      const messages = fromAnthropic(objects);
-      return fromOpenAIChat(system ? [{ role: 'system', content: system }, ...messages] : messages);
-    });
+  // Anthropic blocks: tool_use / tool_result, thinking, or an image with a `source` (OpenAI's are image_url).
+  if (
+    parts.some(
+      (p) =>
+        p.type === 'tool_use' ||
+        p.type === 'tool_result' ||
+        p.type === 'thinking' ||
+        p.type === 'redacted_thinking' ||
+        (p.type === 'image' && isObject(p.source)),
+    ) ||
+    anthropicSystem !== undefined
+  ) {
+    return converted('anthropic', () => fromAnthropic(objects, anthropicSystem));
   }
   if (
     parts.some((p) => p.type === 'tool-call' || p.type === 'tool-result') ||

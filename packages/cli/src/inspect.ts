@@ -14,8 +14,10 @@ export function inspectTranscript(
   entries: readonly Entry[],
   tokenizer: Tokenizer,
   budget: number,
+  /** Tokens of an image or other opaque part that reports none (Baton's `opaqueTokens` option). */
+  opaqueTokens = 512,
 ): Inspection {
-  const counter = new TokenCounter(tokenizer, 512);
+  const counter = new TokenCounter(tokenizer, opaqueTokens);
   const counts = entries.map((e) => counter.raw(e));
   const roles = new Map<string, { messages: number; tokens: number }>();
   const tools = new Map<string, { calls: number; resultTokens: number; largest: number }>();

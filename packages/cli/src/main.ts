@@ -193,7 +193,12 @@ function runInspect(file: string, values: Record<string, string | undefined>, io
     ...(contextWindow ? { contextWindow } : {}),
     ...(values.model ? { model: values.model } : {}),
   }).options;
-  const report = inspectTranscript(transcript.entries, options.tokenizer, options.inputBudget);
+  const report = inspectTranscript(
+    transcript.entries,
+    options.tokenizer,
+    options.inputBudget,
+    options.opaqueTokens,
+  );
   const lines = [
     `${printable(basename(file))}: ${FORMATS[transcript.format]}${transcript.thread ? `, thread ${printable(transcript.thread)}` : ''}`,
     `${report.messages} messages, ${fmt(report.total)} tokens (${options.tokenizer.name}); input budget ${fmt(options.inputBudget)}`,
