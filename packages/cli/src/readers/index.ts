@@ -1,5 +1,7 @@
 import { claudeCodeReader } from './claude-code.ts';
 import { codexReader } from './codex.ts';
+import { langgraphCheckpointReader } from './langgraph-checkpoint.ts';
+import { mastraStorageReader } from './mastra-storage.ts';
 import { openAIResponsesReader } from './openai-responses.ts';
 import type { SessionReader } from './session-file.ts';
 import { smolagentsReader } from './smolagents.ts';
@@ -15,4 +17,6 @@ export const SESSION_READERS: readonly SessionReader[] = [
   claudeCodeReader,
   codexReader,
   openAIResponsesReader,
+  langgraphCheckpointReader,
+  mastraStorageReader,
 ];
