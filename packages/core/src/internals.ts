@@ -6,6 +6,17 @@
 export { parseOptions } from './errors.ts';
 export { buildGroups, type Group, type GroupKind } from './groups.ts';
 export { entryIdentifiers, identifiersIn } from './identifiers.ts';
+export {
+  ANTHROPIC_MAX_EDGE,
+  ANTHROPIC_MAX_PIXELS,
+  anthropicImageTokens,
+  base64ImageSize,
+  dataUrlBase64,
+  type ImageSize,
+  imageSize,
+  type OpenAIImageDetail,
+  openAIImageTokens,
+} from './image-tokens.ts';
 export { LruCache } from './lru-cache.ts';
 export {
   entriesToPrompt,
@@ -34,4 +45,5 @@ export { probeAnswerSchema, probePrompt } from './rubrics.ts';
 export { atClosedUnit } from './self-compaction.ts';
 export { cloneJson } from './store.ts';
 export { carryVerbatim, verbatimLines } from './summarizers/continuation.ts';
+export { imageTokens, outputMedia, splitOutputMedia } from './tool-output-media.ts';
 export { entryText } from './transcript.ts';

@@ -1,6 +1,7 @@
 import { hash64 } from './hash.ts';
 import { LruCache } from './lru-cache.ts';
 import type { Tokenizer } from './tokenizer.ts';
+import { mediaAwareOutputTokens, mediaTokens, outputMedia } from './tool-output-media.ts';
 import { contentHashOf, type Entry, inputText, outputText } from './transcript.ts';
 
 /** A tool the model is offered; its schema costs prompt tokens too. */
@@ -62,12 +63,23 @@ export class TokenCounter {
             PER_TOOL_PART + this.tokenizer.count(part.name) + this.tokenizer.count(inputText(part.input));
           break;
         case 'tool-result':
-          tokens += PER_TOOL_PART + this.tokenizer.count(outputText(part.output));
-          break;
-        case 'opaque':
+          // A structured output may carry images (a screenshot tool): counted as images, not base64 text.
           tokens +=
-            part.text !== undefined ? this.tokenizer.count(part.text) : (part.tokens ?? this.opaqueTokens);
+            PER_TOOL_PART +
+            (typeof part.output === 'object' && part.output !== null
+              ? mediaAwareOutputTokens(part.output, (text) => this.tokenizer.count(text), this.opaqueTokens)
+              : this.tokenizer.count(outputText(part.output)));
           break;
+        case 'opaque': {
+          if (part.text !== undefined) tokens += this.tokenizer.count(part.text);
+          else if (part.tokens !== undefined) tokens += part.tokens;
+          else {
+            // An image the host sent inline costs what its size costs, not a flat estimate.
+            const media = outputMedia(part.value);
+            tokens += media ? mediaTokens(media, this.opaqueTokens) : this.opaqueTokens;
+          }
+          break;
+        }
       }
     }
     return tokens;

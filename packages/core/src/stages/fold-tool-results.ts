@@ -1,6 +1,7 @@
 import { identifierIndex } from '../identifiers.ts';
 import type { FoldDecision } from '../ledger.ts';
 import { builtInStage, FreedTokens, type Stage } from '../stage.ts';
+import { outputMedia, splitOutputMedia } from '../tool-output-media.ts';
 import { type Entry, firstLine, outputText, type Part } from '../transcript.ts';
 import { recallRefHint, resultRef } from './spans.ts';
 import { supersededResults } from './superseded.ts';
@@ -17,11 +18,17 @@ export const FOLD_STAGE = 'fold-tool-results';
 const MIN_FOLD_CHARS = 400;
 const NOTICE_LINE_TOKENS = 40;
 
-function placeholder(name: string, output: unknown, isError: boolean, ref: string): string {
-  const text = outputText(output);
+/** What the model read of an output: its text, images and files marked by type (their base64 is not text to it). */
+const readableText = (output: unknown) =>
+  typeof output === 'object' && output !== null ? splitOutputMedia(output).text : outputText(output);
+
+function placeholder(name: string, output: unknown, isError: boolean, ref: string, media: number): string {
+  const text = readableText(output);
   const first = firstLine(text, 100);
   const names = identifierIndex(text, first);
-  return `[baton] Folded ${name} result (${text.length} chars${isError ? ', error' : ''}). First line: "${first}".${names ? ` Names in it: ${names}.` : ''} Verbatim: ${recallRefHint(ref)}`;
+  const images =
+    media > 0 ? `, ${media} image${media === 1 ? '' : 's'} or file${media === 1 ? '' : 's'}` : '';
+  return `[baton] Folded ${name} result (${text.length} chars${images}${isError ? ', error' : ''}). First line: "${first}".${names ? ` Names in it: ${names}.` : ''} Verbatim: ${recallRefHint(ref)}`;
 }
 
 /**
@@ -57,14 +64,31 @@ export function foldToolResults({ keep }: FoldToolResultsOptions = {}): Stage {
     for (const entry of ordered) {
       if (freed.reachedTarget) break;
       if (kept.has(entry)) continue;
+      // Images a reader kept beside the result (opaque parts in the tool entry) fold with it.
+      const mediaParts = entry.parts.filter((part) => part.type === 'opaque' && outputMedia(part.value));
       let changed = false;
-      const parts = entry.parts.map((part): Part => {
-        if (part.type !== 'tool-result' || outputText(part.output).length < MIN_FOLD_CHARS) return part;
+      const parts = entry.parts.flatMap((part): Part[] => {
+        if (mediaParts.includes(part)) return [];
+        if (part.type !== 'tool-result') return [part];
+        const inOutput =
+          typeof part.output === 'object' && part.output !== null
+            ? splitOutputMedia(part.output).media.length
+            : 0;
+        const media = inOutput + mediaParts.length;
+        if (media === 0 && outputText(part.output).length < MIN_FOLD_CHARS) return [part];
         changed = true;
-        return {
-          ...part,
-          output: placeholder(part.name, part.output, part.isError === true, resultRef(entry, part.callId)),
-        };
+        return [
+          {
+            ...part,
+            output: placeholder(
+              part.name,
+              part.output,
+              part.isError === true,
+              resultRef(entry, part.callId),
+              media,
+            ),
+          },
+        ];
       });
       if (!changed) continue;
       // Each fold also costs a line in the eviction notice the agent reads next.
