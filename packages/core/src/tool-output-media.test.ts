@@ -65,7 +65,9 @@ describe('images in tool outputs and opaque parts', () => {
   });
 
   it('counts an inline image part by its size, a file or an image behind a URL at opaqueTokens', () => {
-    const framing = counter().raw(createEntry(1, 'user', [{ type: 'opaque', kind: 'x', value: 0, tokens: 0 }]));
+    const framing = counter().raw(
+      createEntry(1, 'user', [{ type: 'opaque', kind: 'x', value: 0, tokens: 0 }]),
+    );
     const count = (value: unknown) =>
       counter().raw(createEntry(1, 'user', [{ type: 'opaque', kind: 'image', value }])) - framing;
     const big = screenshot(1600, 1200); // Anthropic scales to about 1.15 MP: about 1,530 tokens
