@@ -3,12 +3,20 @@ export {
   FORMATS,
   type FormatName,
   parseTranscript,
+  readSession,
   type Transcript,
   TranscriptFormatError,
 } from './formats.ts';
 export { type Inspection, inspectTranscript } from './inspect.ts';
 export { type Io, main, USAGE, UsageError } from './main.ts';
 export { heuristicJudge } from './offline-judge.ts';
+export {
+  type ReadOptions,
+  type SessionFile,
+  type SessionReader,
+  sessionFile,
+  type ThreadInfo,
+} from './readers/session-file.ts';
 export {
   modelCalls,
   type PolicySummary,
