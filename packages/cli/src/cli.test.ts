@@ -162,6 +162,22 @@ describe('the baton binary', () => {
       expect(result.stderr).toContain('Anthropic Messages API');
       expect(result.stderr).not.toMatch(/\n\s+at /);
     }
+    // A JSONL file no session reader fits: every format tried is listed with why it did not fit.
+    const unknown = await baton('replay', file('unknown.jsonl', '{"a":1}\n{"b":2}\n'));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Tried:');
+    for (const format of [
+      'Claude Code session JSONL',
+      'Codex rollout',
+      'smolagents',
+      'tau2-bench',
+      'LangGraph checkpoint',
+      'Mastra',
+      'OpenAI Responses',
+      'a message array',
+    ])
+      expect(unknown.stderr).toContain(format);
+    expect(unknown.stderr).not.toMatch(/\n\s+at /);
     const missing = await baton('replay', join(dir, 'nope.json'));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no such file');
