@@ -16,6 +16,7 @@ import {
   toolResultParts,
 } from './readers/anthropic-blocks.ts';
 import { SESSION_READERS } from './readers/index.ts';
+import { isObject, type Json } from './readers/json.ts';
 import {
   type FormatName,
   type ReadOptions,
@@ -42,8 +43,6 @@ export const FORMATS: Readonly<Record<FormatName, string>> = {
   'mastra-storage': 'Mastra stored messages (a LibSQL / SQLite storage file)',
 };
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? ''));
 
 function describe(value: unknown): string {

@@ -1,5 +1,6 @@
 import type { OpaquePart, Part } from '@baton/core';
-import { anthropicImageTokens, base64ImageSize } from './image-tokens.ts';
+import { anthropicImageTokens, base64ImageSize } from '@baton/core/internals';
+import { isObject, type Json } from './json.ts';
 import { TranscriptFormatError } from './session-file.ts';
 
 /*
@@ -8,9 +9,6 @@ import { TranscriptFormatError } from './session-file.ts';
  * image rule from their real size (never their base64 as text), a tool_result's images as
  * opaque parts beside its textual output.
  */
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What the conversion could only estimate, for the reader's notes. */
 export class BlockTally {

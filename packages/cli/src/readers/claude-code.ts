@@ -1,45 +1,14 @@
 import { createEntry, type Entry, type Part, type Role } from '@baton/core';
 import { assistantParts, BlockTally, imagePart, otherPart, toolResultParts } from './anthropic-blocks.ts';
+import { isObject, type Json } from './json.ts';
 import {
+  jsonLines,
   type SessionFile,
   type SessionReader,
   type ThreadInfo,
   type Transcript,
   TranscriptFormatError,
 } from './session-file.ts';
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-interface JsonLine {
-  value: unknown;
-  line: number;
-}
-
-/**
- * Non-blank lines parsed as JSON with their 1-based numbers, at most `limit`; stops at the first
- * line that is not JSON and says whether it was the file's last (a session still being written).
- * (The Codex reader has the same helper; a third JSONL reader should move it to session-file.ts.)
- */
-function jsonLines(text: string, limit = Number.POSITIVE_INFINITY) {
-  const lines: JsonLine[] = [];
-  let start = 0;
-  let number = 0;
-  while (start < text.length && lines.length < limit) {
-    const newline = text.indexOf('\n', start);
-    const end = newline < 0 ? text.length : newline;
-    const raw = text.slice(start, end);
-    number++;
-    start = end + 1;
-    if (raw.trim() === '') continue;
-    try {
-      lines.push({ value: JSON.parse(raw), line: number });
-    } catch (error) {
-      return { lines, bad: { line: number, message: (error as Error).message, last: newline < 0 } };
-    }
-  }
-  return { lines };
-}
 
 /** A line of the conversation: a user or assistant message with Claude Code's bookkeeping. */
 const isConversationLine = (v: unknown): v is Json =>

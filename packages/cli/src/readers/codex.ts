@@ -1,43 +1,12 @@
+import { isObject, type Json } from './json.ts';
 import { isResponsesItem, type LocatedItem, responsesItemsToEntries } from './responses-items.ts';
 import {
+  jsonLines,
   type SessionFile,
   type SessionReader,
   type Transcript,
   TranscriptFormatError,
 } from './session-file.ts';
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-interface JsonLine {
-  value: unknown;
-  line: number;
-}
-
-/**
- * Non-blank lines parsed as JSON with their 1-based numbers, at most `limit`; stops at the first
- * line that is not JSON and says whether it was the file's last (a session still being written).
- * (The Claude Code reader has the same helper; a third JSONL reader should move it to session-file.ts.)
- */
-function jsonLines(text: string, limit = Number.POSITIVE_INFINITY) {
-  const lines: JsonLine[] = [];
-  let start = 0;
-  let number = 0;
-  while (start < text.length && lines.length < limit) {
-    const newline = text.indexOf('\n', start);
-    const end = newline < 0 ? text.length : newline;
-    const raw = text.slice(start, end);
-    number++;
-    start = end + 1;
-    if (raw.trim() === '') continue;
-    try {
-      lines.push({ value: JSON.parse(raw), line: number });
-    } catch (error) {
-      return { lines, bad: { line: number, message: (error as Error).message, last: newline < 0 } };
-    }
-  }
-  return { lines };
-}
 
 /** Line types of the wrapped rollout form (`{ timestamp, type, payload }`, Codex 0.3x and later). */
 const WRAPPED_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);

@@ -3,8 +3,14 @@ import { resolve } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
 import { createEntry, type Entry, type OpaquePart, type Part } from '@baton/core';
+import {
+  base64ImageSize,
+  dataUrlBase64,
+  type OpenAIImageDetail,
+  openAIImageTokens,
+} from '@baton/core/internals';
 import { fromLangChain } from '../formats.ts';
-import { base64ImageSize, dataUrlBase64, type OpenAIImageDetail, openAIImageTokens } from './image-tokens.ts';
+import { isObject, type Json } from './json.ts';
 import {
   type ReadOptions,
   type SessionFile,
@@ -22,9 +28,6 @@ import {
  * `DeltaChannel` history rebuilt from its writes. Read with `node:sqlite`; LangGraph itself is
  * never loaded.
  */
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // --- SQLite, shared with the Mastra reader -------------------------------------------------
 

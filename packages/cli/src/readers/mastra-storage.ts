@@ -7,6 +7,7 @@ import {
   type Role,
   type ToolResultPart,
 } from '@baton/core';
+import { isObject, type Json } from './json.ts';
 import {
   chooseThread,
   type ImageTally,
@@ -25,9 +26,6 @@ import { type SessionReader, type ThreadInfo, TranscriptFormatError } from './se
  * holds a whole multi-step turn and is split the way Mastra sends it to the model: per step an
  * assistant entry (its text, reasoning and tool calls), then a tool entry with the results.
  */
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 interface MessageRow {
   id: string;

@@ -1,3 +1,4 @@
+import { isObject } from './json.ts';
 import {
   isResponsesInput,
   isResponsesItem,
@@ -10,9 +11,6 @@ import {
   type Transcript,
   TranscriptFormatError,
 } from './session-file.ts';
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** One request and its response: `{ input, output?, instructions? }`, or `{ request: { input }, response: { output } }`. */
 interface ExchangeRecord {

@@ -1,5 +1,11 @@
 import { createEntry, type Entry, type OpaquePart, type Part, type Role } from '@baton/core';
-import { base64ImageSize, dataUrlBase64, type OpenAIImageDetail, openAIImageTokens } from './image-tokens.ts';
+import {
+  base64ImageSize,
+  dataUrlBase64,
+  type OpenAIImageDetail,
+  openAIImageTokens,
+} from '@baton/core/internals';
+import { isObject, type Json } from './json.ts';
 import { TranscriptFormatError } from './session-file.ts';
 
 /**
@@ -8,9 +14,6 @@ import { TranscriptFormatError } from './session-file.ts';
  * `openai-responses` readers both convert through here; they differ only in how they find the
  * items in a file.
  */
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An item and where it sits in its file, for error messages: "line 12", "record 2, output[3]". */
 export interface LocatedItem {

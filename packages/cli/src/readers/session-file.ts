@@ -72,6 +72,41 @@ export interface SessionFile {
 
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 
+/** A line of a JSONL file, parsed, with its 1-based number. */
+export interface JsonLine {
+  value: unknown;
+  line: number;
+}
+
+/**
+ * Non-blank lines parsed as JSON with their 1-based numbers, at most `limit`; stops at the first
+ * line that is not JSON and says whether it was the file's last (a session still being written).
+ *
+ * @example jsonLines('{"a":1}\n\n{"b"') // { lines: [{ value: { a: 1 }, line: 1 }], bad: { line: 3, message, last: true } }
+ */
+export function jsonLines(
+  text: string,
+  limit = Number.POSITIVE_INFINITY,
+): { lines: JsonLine[]; bad?: { line: number; message: string; last: boolean } } {
+  const lines: JsonLine[] = [];
+  let start = 0;
+  let number = 0;
+  while (start < text.length && lines.length < limit) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    const raw = text.slice(start, end);
+    number++;
+    start = end + 1;
+    if (raw.trim() === '') continue;
+    try {
+      lines.push({ value: JSON.parse(raw), line: number });
+    } catch (error) {
+      return { lines, bad: { line: number, message: (error as Error).message, last: newline < 0 } };
+    }
+  }
+  return { lines };
+}
+
 function memo<T>(compute: () => T): () => T {
   let done = false;
   let value: T;
@@ -98,17 +133,11 @@ export function sessionFile(path: string, bytes: Uint8Array = readFileSync(path)
     }
   });
   const lines = memo((): Parsed<unknown[]> => {
-    const values: unknown[] = [];
-    const all = text().split('\n');
-    for (const [index, line] of all.entries()) {
-      if (line.trim() === '') continue;
-      try {
-        values.push(JSON.parse(line));
-      } catch (error) {
-        return { ok: false, error: `line ${index + 1} is not JSON (${(error as Error).message})` };
-      }
-    }
-    return values.length > 0 ? { ok: true, value: values } : { ok: false, error: 'no lines' };
+    const { lines, bad } = jsonLines(text());
+    if (bad) return { ok: false, error: `line ${bad.line} is not JSON (${bad.message})` };
+    return lines.length > 0
+      ? { ok: true, value: lines.map((l) => l.value) }
+      : { ok: false, error: 'no lines' };
   });
   return {
     path,

@@ -1,4 +1,5 @@
 import { createEntry, type Entry, firstLine, type Part, type ToolCallPart } from '@baton/core';
+import { isObject, type Json } from './json.ts';
 import {
   type SessionFile,
   type SessionReader,
@@ -23,9 +24,6 @@ import {
  * sends tool calls as assistant text and observations as user text, so a real prompt counts a
  * few tokens differently; the reader says so in a note.
  */
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 type TurnRole = 'system' | 'user' | 'assistant' | 'tool-call' | 'tool-response';
 const TURN_ROLES = new Set<string>(['system', 'user', 'assistant', 'tool-call', 'tool-response']);

@@ -1,4 +1,5 @@
 import { createEntry, type Entry, firstLine, type Part, type ToolCallPart } from '@baton/core';
+import { isObject } from './json.ts';
 import {
   SCRIPTED,
   type SessionFile,
@@ -16,9 +17,6 @@ import {
  * and are left out. The agent speaks first: its opening greeting is tau2's fixed first message
  * (no model call made it; its `cost` is 0), recorded as an assistant turn like the others.
  */
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * tau2's LLMAgent system prompt around the domain policy, as the corpus' hand conversion of a
