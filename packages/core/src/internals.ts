@@ -44,6 +44,7 @@ export { MISSING_RESULT_TEXT, storableEntries } from './repair.ts';
 export { probeAnswerSchema, probePrompt } from './rubrics.ts';
 export { atClosedUnit } from './self-compaction.ts';
 export { cloneJson } from './store.ts';
+export { loadSqlite } from './stores/sqlite-store.ts';
 export { carryVerbatim, verbatimLines } from './summarizers/continuation.ts';
 export { imageTokens, outputMedia, splitOutputMedia } from './tool-output-media.ts';
 export { entryText } from './transcript.ts';

@@ -61,9 +61,12 @@ type Sqlite = typeof import('node:sqlite');
  * Loads `node:sqlite` when a store is created (synchronously, so a Node without it fails at
  * construction, not at the first write), and keeps its one-time ExperimentalWarning out of
  * the host's output (the warning is about the API's stability, which this file pins by its
- * own tests). Users of other stores never load it.
+ * own tests). Users of other stores never load it. Also what the CLI's SQLite session-file
+ * readers open files with (through `@baton/core/internals`).
+ *
+ * @example const { DatabaseSync } = loadSqlite(); // throws BatonConfigError on a Node without node:sqlite
  */
-function loadSqlite(): Sqlite {
+export function loadSqlite(): Sqlite {
   const emitWarning = process.emitWarning;
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
     const text = typeof warning === 'string' ? warning : warning.message;
