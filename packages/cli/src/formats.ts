@@ -3,7 +3,6 @@ import {
   type Entry,
   fromOpenAIChat,
   type OpenAIMessage,
-  type OpenAIToolCall,
   type Part,
   type Role,
 } from '@baton/core';
@@ -17,8 +16,11 @@ import {
 } from './readers/anthropic-blocks.ts';
 import { SESSION_READERS } from './readers/index.ts';
 import { isObject, type Json } from './readers/json.ts';
+import { fromLangChain } from './readers/langchain-messages.ts';
 import {
+  FORMATS,
   type FormatName,
+  notATranscript,
   type ReadOptions,
   type SessionFile,
   sessionFile,
@@ -26,24 +28,7 @@ import {
   TranscriptFormatError,
 } from './readers/session-file.ts';
 
-export { type FormatName, type Transcript, TranscriptFormatError };
-
-export const FORMATS: Readonly<Record<FormatName, string>> = {
-  'openai-chat': 'OpenAI Chat Completions messages (an array, or { messages: [...] })',
-  'ai-sdk': 'AI SDK ModelMessage[] (content parts: text, tool-call, tool-result)',
-  langchain: 'LangChain serialized messages (toJSON() / messages_to_dict: human, ai, tool, system)',
-  anthropic: 'Anthropic Messages API ({ system?, messages } with tool_use / tool_result blocks)',
-  'claude-code': 'Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl)',
-  codex: 'Codex rollout JSONL (~/.codex/sessions/**/rollout-*.jsonl)',
-  'openai-responses':
-    'OpenAI Responses API items ({ input, output } arrays of message / function_call items)',
-  smolagents: 'smolagents run record (JSON or JSONL with memory steps)',
-  tau2: 'tau2-bench results JSON (simulations with agent / user messages)',
-  'langgraph-checkpoint': 'LangGraph checkpoint (a SQLite checkpointer file, or a JSON dump of getState())',
-  'mastra-storage': 'Mastra stored messages (a LibSQL / SQLite storage file)',
-};
-
-const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? ''));
+export { FORMATS, type FormatName, type Transcript, TranscriptFormatError };
 
 function describe(value: unknown): string {
   if (Array.isArray(value)) {
@@ -57,50 +42,7 @@ function describe(value: unknown): string {
 }
 
 function fail(found: string): never {
-  throw new TranscriptFormatError(
-    `not a transcript Baton can read: found ${found}.\nAccepted formats:\n${Object.values(FORMATS)
-      .map((f) => `  - ${f}`)
-      .join('\n')}`,
-  );
-}
-
-const LC_TYPES: Record<string, OpenAIMessage['role']> = {
-  human: 'user',
-  HumanMessage: 'user',
-  ai: 'assistant',
-  AIMessage: 'assistant',
-  AIMessageChunk: 'assistant',
-  tool: 'tool',
-  ToolMessage: 'tool',
-  system: 'system',
-  SystemMessage: 'system',
-};
-
-/** One LangChain message (`toJSON()` constructor form or `messages_to_dict` form) as OpenAI chat. */
-export function fromLangChain(message: Json): OpenAIMessage {
-  const constructorId = Array.isArray(message.id) ? String(message.id.at(-1)) : undefined;
-  const kind = constructorId ?? String(message.type);
-  const data = (message.kwargs ?? message.data ?? message) as Json;
-  const role = LC_TYPES[kind];
-  if (!role) fail(`a LangChain message of unknown type ${JSON.stringify(kind)}`);
-  const content = Array.isArray(data.content)
-    ? (data.content as Json[]).map((p) => (p.type === 'text' ? String(p.text) : JSON.stringify(p))).join('\n')
-    : text(data.content);
-  if (role === 'tool') return { role, content, tool_call_id: String(data.tool_call_id) };
-  const calls = (data.tool_calls ?? []) as Json[];
-  return calls.length > 0
-    ? {
-        role,
-        content: content.length > 0 ? content : null,
-        tool_calls: calls.map(
-          (c): OpenAIToolCall => ({
-            id: String(c.id),
-            type: 'function',
-            function: { name: String(c.name), arguments: JSON.stringify(c.args ?? {}) },
-          }),
-        ),
-      }
-    : { role, content };
+  throw notATranscript(found);
 }
 
 /**

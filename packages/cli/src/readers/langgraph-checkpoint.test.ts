@@ -20,10 +20,10 @@ import {
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-// formats.ts first: it loads the reader registry, which this reader's module belongs to.
 import { readSession } from '../formats.ts';
 import { type Io, main } from '../main.ts';
-import { langChainEntries, langgraphCheckpointReader } from './langgraph-checkpoint.ts';
+import { langChainEntries } from './langchain-messages.ts';
+import { langgraphCheckpointReader } from './langgraph-checkpoint.ts';
 import { sessionFile } from './session-file.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-langgraph-reader-'));

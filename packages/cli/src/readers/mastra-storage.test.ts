@@ -13,7 +13,6 @@ import { LibSQLStore } from '@mastra/libsql';
 import { Memory } from '@mastra/memory';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-// formats.ts first: it loads the reader registry, which this reader's module belongs to.
 import { readSession } from '../formats.ts';
 import { type Io, main } from '../main.ts';
 import { langgraphCheckpointReader } from './langgraph-checkpoint.ts';

@@ -8,16 +8,9 @@ import {
   type ToolResultPart,
 } from '@baton/core';
 import { isObject, type Json } from './json.ts';
-import {
-  chooseThread,
-  type ImageTally,
-  imageNote,
-  imagePart,
-  missingTable,
-  sqliteTables,
-  withSqlite,
-} from './langgraph-checkpoint.ts';
-import { type SessionReader, type ThreadInfo, TranscriptFormatError } from './session-file.ts';
+import { type ImageTally, imageNote, inlineImageSize, openAIImagePart } from './openai-image.ts';
+import { chooseThread, type SessionReader, type ThreadInfo, TranscriptFormatError } from './session-file.ts';
+import { missingTable, sqliteTables, withSqlite } from './sqlite-file.ts';
 
 /**
  * Mastra's stored conversation as a transcript: the `mastra_messages` table of a LibSQL / SQLite
@@ -73,7 +66,7 @@ function filePart(part: Json, tally: Tally): OpaquePart {
   const data = typeof (part.data ?? part.url) === 'string' ? String(part.data ?? part.url) : undefined;
   const mime = String(part.mimeType ?? part.mediaType ?? part.contentType ?? '');
   if (mime.startsWith('image/') || data?.startsWith('data:image/'))
-    return imagePart(part, data, undefined, tally);
+    return openAIImagePart(part, inlineImageSize(data), undefined, tally);
   return { type: 'opaque', kind: 'file', value: part };
 }
 
@@ -215,7 +208,14 @@ function legacyGroups(role: Role, content: unknown[], tally: Tally): Array<{ rol
         ...(part.isError === true ? { isError: true } : {}),
       });
     else if (part.type === 'image')
-      parts.push(imagePart(part, typeof part.image === 'string' ? part.image : undefined, undefined, tally));
+      parts.push(
+        openAIImagePart(
+          part,
+          inlineImageSize(typeof part.image === 'string' ? part.image : undefined),
+          undefined,
+          tally,
+        ),
+      );
     else if (part.type === 'file') parts.push(filePart(part, tally));
     else bump(tally.skippedParts, String(part.type));
   }

@@ -24,9 +24,38 @@ export type FormatName =
   | 'langgraph-checkpoint'
   | 'mastra-storage';
 
+/** One line per format: what it is and where it comes from, for the usage text and the errors. */
+export const FORMATS: Readonly<Record<FormatName, string>> = {
+  'openai-chat': 'OpenAI Chat Completions messages (an array, or { messages: [...] })',
+  'ai-sdk': 'AI SDK ModelMessage[] (content parts: text, tool-call, tool-result)',
+  langchain: 'LangChain serialized messages (toJSON() / messages_to_dict: human, ai, tool, system)',
+  anthropic: 'Anthropic Messages API ({ system?, messages } with tool_use / tool_result blocks)',
+  'claude-code': 'Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl)',
+  codex: 'Codex rollout JSONL (~/.codex/sessions/**/rollout-*.jsonl)',
+  'openai-responses':
+    'OpenAI Responses API items ({ input, output } arrays of message / function_call items)',
+  smolagents: 'smolagents run record (JSON or JSONL with memory steps)',
+  tau2: 'tau2-bench results JSON (simulations with agent / user messages)',
+  'langgraph-checkpoint': 'LangGraph checkpoint (a SQLite checkpointer file, or a JSON dump of getState())',
+  'mastra-storage': 'Mastra stored messages (a LibSQL / SQLite storage file)',
+};
+
 /** The file is not a transcript Baton can read: says what it accepts and what it found. */
 export class TranscriptFormatError extends Error {
   override readonly name = 'TranscriptFormatError';
+}
+
+/**
+ * The error for a file no format reads: what was found, then every format Baton accepts.
+ *
+ * @example throw notATranscript('an empty list of messages');
+ */
+export function notATranscript(found: string): TranscriptFormatError {
+  return new TranscriptFormatError(
+    `not a transcript Baton can read: found ${found}.\nAccepted formats:\n${Object.values(FORMATS)
+      .map((f) => `  - ${f}`)
+      .join('\n')}`,
+  );
 }
 
 /**
@@ -46,6 +75,28 @@ export interface Transcript {
   thread?: string;
   /** What the reader did that a user should know (duplicates dropped, parts skipped), one line each. */
   notes?: string[];
+}
+
+/**
+ * The thread `--thread` names, else the first (the most recent); an unknown id is refused with
+ * the file's ids.
+ *
+ * @example chooseThread(threads, options.thread, 'Mastra storage file')
+ */
+export function chooseThread<T extends { id: string }>(
+  threads: readonly T[],
+  wanted: string | undefined,
+  kind: string,
+): T {
+  if (wanted === undefined) return threads[0] as T;
+  const found = threads.find((t) => t.id === wanted);
+  if (found) return found;
+  const ids = threads.map((t) => JSON.stringify(t.id));
+  const listed =
+    ids.length > 20 ? `${ids.slice(0, 20).join(', ')} and ${ids.length - 20} more` : ids.join(', ');
+  throw new TranscriptFormatError(
+    `--thread: no thread ${JSON.stringify(wanted)} in this ${kind}; its threads: ${listed}`,
+  );
 }
 
 export interface ReadOptions {
