@@ -9,7 +9,7 @@ import { readSession } from '../formats.ts';
 import { main } from '../main.ts';
 import { modelCalls } from '../replay.ts';
 import { sessionFile, TranscriptFormatError } from './session-file.ts';
-import { imageTokens, parsePythonLiteral, smolagentsReader } from './smolagents.ts';
+import { smolagentsReader } from './smolagents.ts';
 
 /** ../shared/corpus/sessions/originals: the real files (never copied into the repository). */
 const ORIGINALS = join(SESSIONS_DIR, '../originals/');
@@ -285,13 +285,20 @@ describe('smolagents reader on written records', () => {
             { type: 'image', image: '<PIL.PngImagePlugin.PngImageFile image mode=RGB size=512x512 at 0x7F>' },
           ],
         },
+        {
+          role: 'user',
+          content: [
+            { type: 'image_url', image_url: { url: 'https://example.com/unknown-size.png' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/big.png', detail: 'low' } },
+          ],
+        },
       ]),
     );
     expect(entries[0]?.parts[1]).toMatchObject({ type: 'opaque', kind: 'image', tokens: 85 + 170 * 6 });
     expect(entries[1]?.parts[0]).toMatchObject({ type: 'opaque', kind: 'image', tokens: 255 });
     expect(entryText(entries[0]!)).toBe('New task:\nLook.\n[image]');
-    expect(imageTokens(1024, 1024)).toBe(765);
-    expect(imageTokens(4000, 3000, 'low')).toBe(85);
+    // A size it cannot read is priced as 1024x1024; low detail is 85 whatever the size.
+    expect(entries[2]?.parts).toMatchObject([{ tokens: 765 }, { tokens: 85 }]);
   });
 
   it("puts a step's observation images after its result, and refuses a record with no step", () => {
@@ -320,18 +327,6 @@ describe('smolagents reader on written records', () => {
     expect(() => read(`${failed}\n`)).toThrow(
       'the record cannot be read: intermediate_steps is empty (the run failed before its first step)',
     );
-  });
-
-  it('reads the Python repr smolagents writes after "Calling tools:"', () => {
-    expect(
-      parsePythonLiteral(
-        `[{'id': 'x', 'arguments': {"it's": 'a\\'b\\n\\t\\\\ \\x41\\u00e9\\U0001f600', 'n': -1.5e-05, 'ok': True, 'no': None, 't': (1, 2,)}}]`,
-      ),
-    ).toEqual([
-      { id: 'x', arguments: { "it's": "a'b\n\t\\ Aé😀", n: -1.5e-5, ok: true, no: null, t: [1, 2] } },
-    ]);
-    expect(() => parsePythonLiteral("[{'a': <object at 0x1>}]")).toThrow(/unexpected/);
-    expect(() => parsePythonLiteral("['a'")).toThrow(/missing/);
   });
 
   it('refuses a message with a role smolagents does not write, naming where it is', () => {

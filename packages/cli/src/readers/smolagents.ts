@@ -1,5 +1,7 @@
 import { createEntry, type Entry, firstLine, type Part, type ToolCallPart } from '@baton/core';
 import { isObject, type Json } from './json.ts';
+import { inlineImageSize, openAIImagePart } from './openai-image.ts';
+import { parsePythonLiteral } from './python-literal.ts';
 import {
   type SessionFile,
   type SessionReader,
@@ -43,159 +45,18 @@ class RecordProblem extends Error {}
 // ---------------------------------------------------------------------------------------------
 // Images: OpenAI's rule, never the base64 as text.
 
-/** Width and height from an image's first bytes (PNG, GIF, JPEG, WebP), when they say. */
-function imageSize(bytes: Uint8Array): [number, number] | undefined {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const ascii = (from: number, length: number) =>
-    String.fromCharCode(...bytes.subarray(from, Math.min(bytes.length, from + length)));
-  if (bytes.length >= 24 && ascii(1, 3) === 'PNG') return [view.getUint32(16), view.getUint32(20)];
-  if (bytes.length >= 10 && ascii(0, 4) === 'GIF8') return [view.getUint16(6, true), view.getUint16(8, true)];
-  if (bytes.length >= 30 && ascii(0, 4) === 'RIFF' && ascii(8, 4) === 'WEBP') {
-    const chunk = ascii(12, 4);
-    if (chunk === 'VP8X')
-      return [1 + (view.getUint32(24, true) & 0xffffff), 1 + (view.getUint32(27, true) & 0xffffff)];
-    if (chunk === 'VP8 ') return [view.getUint16(26, true) & 0x3fff, view.getUint16(28, true) & 0x3fff];
-    if (chunk === 'VP8L') {
-      const bits = view.getUint32(21, true);
-      return [1 + (bits & 0x3fff), 1 + ((bits >> 14) & 0x3fff)];
-    }
-  }
-  if (bytes.length >= 4 && bytes[0] === 0xff && bytes[1] === 0xd8) {
-    let at = 2;
-    while (at + 9 < bytes.length && bytes[at] === 0xff) {
-      const marker = bytes[at + 1] as number;
-      // Start-of-frame markers carry the size; C4 (Huffman), C8 and CC (arithmetic) do not.
-      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
-        return [view.getUint16(at + 7), view.getUint16(at + 5)];
-      at += 2 + view.getUint16(at + 2);
-    }
-  }
-  return undefined;
-}
-
-/**
- * OpenAI's input-token rule for an image: 85 at low detail; otherwise fit in 2048x2048, scale
- * the shorter side down to 768, and add 170 per 512-pixel tile. An image of unknown size is
- * priced as 1024x1024 (765 tokens).
- */
-export function imageTokens(width = 1024, height = 1024, detail = 'auto'): number {
-  if (detail === 'low') return 85;
-  let w = width;
-  let h = height;
-  const fit = Math.min(1, 2048 / Math.max(w, h));
-  w *= fit;
-  h *= fit;
-  const shorter = Math.min(1, 768 / Math.min(w, h));
-  w *= shorter;
-  h *= shorter;
-  return 85 + 170 * Math.ceil(w / 512) * Math.ceil(h / 512);
-}
-
-/** Size of an image smolagents serialized: a data URL, bare base64, or a PIL repr (`size=800x600`). */
-function serializedImageSize(image: unknown): [number, number] | undefined {
+/** Size of an image smolagents serialized: a PIL repr (`size=800x600`), a data URL, or bare base64. */
+function serializedImageSize(image: unknown): { width: number; height: number } | undefined {
   if (typeof image !== 'string') return undefined;
   const pil = /\bsize=(\d+)x(\d+)\b/.exec(image.slice(0, 300));
-  if (pil) return [Number(pil[1]), Number(pil[2])];
-  const base64 = image.startsWith('data:') ? image.slice(image.indexOf(',') + 1) : image;
-  if (!/^[A-Za-z0-9+/=\s]{16,}$/.test(base64.slice(0, 64))) return undefined;
-  return imageSize(Buffer.from(base64.slice(0, 64 * 1024), 'base64'));
+  if (pil) return { width: Number(pil[1]), height: Number(pil[2]) };
+  return inlineImageSize(image);
 }
 
+/** An image part or a task / observation image; of unknown size it is priced as 1024x1024 (765 tokens). */
 function imagePart(part: Json): Part {
   const url = isObject(part.image_url) ? part.image_url : undefined;
-  const size = serializedImageSize(url ? url.url : part.image);
-  const detail = typeof url?.detail === 'string' ? url.detail : undefined;
-  return { type: 'opaque', kind: 'image', value: part, tokens: imageTokens(size?.[0], size?.[1], detail) };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The repr after "Calling tools:".
-
-/** A Python literal as `repr` writes it: dicts, lists, tuples, str, int, float, True, False, None. */
-export function parsePythonLiteral(text: string): unknown {
-  let i = 0;
-  const fail = (what: string): never => {
-    throw new SyntaxError(`${what} at character ${i}`);
-  };
-  const space = () => {
-    while (i < text.length && /\s/.test(text[i] as string)) i++;
-  };
-  const ESCAPES: Record<string, string> = {
-    n: '\n',
-    r: '\r',
-    t: '\t',
-    a: '\u0007',
-    b: '\b',
-    f: '\f',
-    v: '\v',
-    '\\': '\\',
-    "'": "'",
-    '"': '"',
-    '\n': '',
-  };
-  const string = (): string => {
-    const quote = text[i++];
-    let out = '';
-    while (i < text.length && text[i] !== quote) {
-      const c = text[i++] as string;
-      if (c !== '\\') {
-        out += c;
-        continue;
-      }
-      const e = text[i++] as string;
-      const digits = { x: 2, u: 4, U: 8 }[e];
-      if (digits !== undefined) {
-        const hex = text.slice(i, i + digits);
-        if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== digits) fail('a bad escape');
-        out += String.fromCodePoint(Number.parseInt(hex, 16));
-        i += digits;
-      } else if (/[0-7]/.test(e)) {
-        const octal = (e + text.slice(i, i + 2)).match(/^[0-7]{1,3}/)?.[0] as string;
-        out += String.fromCharCode(Number.parseInt(octal, 8));
-        i += octal.length - 1;
-      } else out += ESCAPES[e] ?? `\\${e}`;
-    }
-    if (text[i++] !== quote) fail('an unterminated string');
-    return out;
-  };
-  const sequence = (close: string, pair: boolean): unknown => {
-    i++;
-    const items: unknown[] = [];
-    const object: Json = {};
-    for (;;) {
-      space();
-      if (text[i] === close) break;
-      const item = value();
-      if (pair) {
-        space();
-        if (text[i++] !== ':') fail("a missing ':'");
-        object[String(item)] = value();
-      } else items.push(item);
-      space();
-      if (text[i] === ',') i++;
-      else if (text[i] !== close) fail(`a missing '${close}'`);
-    }
-    i++;
-    return pair ? object : items;
-  };
-  const value = (): unknown => {
-    space();
-    const c = text[i];
-    if (c === '{') return sequence('}', true);
-    if (c === '[') return sequence(']', false);
-    if (c === '(') return sequence(')', false);
-    if (c === "'" || c === '"') return string();
-    const word = /^(?:True|False|None|-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)/.exec(
-      text.slice(i, i + 64),
-    )?.[0];
-    if (word === undefined) return fail(`an unexpected ${JSON.stringify(text.slice(i, i + 12))}`);
-    i += word.length;
-    return word === 'True' ? true : word === 'False' ? false : word === 'None' ? null : Number(word);
-  };
-  const result = value();
-  space();
-  if (i < text.length) fail('text after the value');
-  return result;
+  return openAIImagePart(part, serializedImageSize(url ? url.url : part.image), url?.detail);
 }
 
 // ---------------------------------------------------------------------------------------------
