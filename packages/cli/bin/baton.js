@@ -1,9 +1,16 @@
 #!/usr/bin/env node
 // The installed `baton` command: plain JavaScript over the built package, no loader.
-import { main } from '../dist/main.js';
+// Refused up front on an older Node (the SQLite readers and store need node:sqlite): one line, exit 2.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 13)) {
+  process.stderr.write(`baton: needs Node 22.13 or newer; this is Node ${process.versions.node}\n`);
+  process.exit(2);
+}
+const { main } = await import('../dist/main.js');
 
 process.exitCode = await main(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   isTTY: Boolean(process.stderr.isTTY),
+  columns: process.stderr.columns,
 });

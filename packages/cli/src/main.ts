@@ -1,4 +1,5 @@
 import { accessSync, constants, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBaton, RUBRICS, type RubricName, type Store, sqliteStore } from '@baton/core';
@@ -7,8 +8,8 @@ import { costNote } from './cost-report.ts';
 import { FORMATS, readSession, type Transcript, TranscriptFormatError } from './formats.ts';
 import { inspectTranscript } from './inspect.ts';
 import { sessionFile } from './readers/session-file.ts';
-import { replay } from './replay.ts';
-import { progress, retentionNote, summaryTable } from './replay-text.ts';
+import { modelCalls, REPLAY_SESSION, replay } from './replay.ts';
+import { progress, retentionNote, summaryTable, unfitNote } from './replay-text.ts';
 import { renderReport } from './report.ts';
 
 export const USAGE = `baton: what Baton would have done to your agent's transcript
@@ -26,7 +27,12 @@ export const USAGE = `baton: what Baton would have done to your agent's transcri
   --thread        which conversation of a file that holds several (a sub-agent, a simulation);
                   the file's threads are listed when it is read
 
+  --version       the version of @baton/cli
+
 Exit codes: 0 done, 2 bad arguments or an unreadable transcript, 1 anything else.`;
+
+/** This package's version, for `baton --version`. */
+const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 /** A usage problem: reported in one line with the usage, exit code 2. */
 export class UsageError extends Error {
@@ -39,6 +45,8 @@ class InputError extends Error {
 }
 
 const codeOf = (error: unknown) => (error as { code?: unknown }).code;
+
+const plural = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
 
 /** C0 and C1 control characters, but newline and tab. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
@@ -65,6 +73,7 @@ function readTranscript(file: string, thread: string | undefined) {
             : (error as Error).message;
     throw new InputError(`cannot read ${file}: ${why}`);
   }
+  if (bytes.length === 0) throw new InputError(`${file} is empty`);
   return readSession(sessionFile(file, bytes), thread === undefined ? {} : { thread });
 }
 
@@ -109,6 +118,8 @@ export interface Io {
   err(text: string): void;
   /** A TTY gets a live progress bar; anything else plain lines. */
   isTTY: boolean;
+  /** Width of that terminal (default 80). */
+  columns?: number;
 }
 
 function parseWindow(raw: string | undefined): number | undefined {
@@ -118,8 +129,33 @@ function parseWindow(raw: string | undefined): number | undefined {
     throw new UsageError(`--window: expected tokens like 128k, 1m or 32000, got ${JSON.stringify(raw)}`);
   const scale = { '': 1, k: 1_000, m: 1_000_000 }[(match[2] as string).toLowerCase() as '' | 'k' | 'm'];
   const tokens = Math.round(Number(match[1]) * scale);
-  if (tokens < 1_000) throw new UsageError(`--window: ${tokens} tokens is too small for a context window`);
+  if (tokens < 1_000)
+    throw new UsageError(`--window: ${tokens} tokens is too small for a context window (1,000 at least)`);
   return tokens;
+}
+
+/**
+ * Opens the store before the replay and refuses one it cannot use: a file that is not a SQLite
+ * database (found only at the end otherwise, as a stack trace), or one that holds a replay
+ * already (a second replay into it would resume the first and show other numbers).
+ */
+async function checkStore(store: Store, raw: string): Promise<void> {
+  const path = raw.slice('sqlite:'.length);
+  let held: boolean;
+  try {
+    held =
+      (await store.getDocument('baton/state', REPLAY_SESSION)) !== undefined ||
+      (await store.getDocument('baton/ledger', REPLAY_SESSION)) !== undefined;
+  } catch (error) {
+    await (store as { close?: () => Promise<void> }).close?.().catch(() => {});
+    throw new InputError(`--store: cannot use ${path} as a SQLite store (${(error as Error).message})`);
+  }
+  if (held) {
+    await (store as { close?: () => Promise<void> }).close?.();
+    throw new InputError(
+      `--store: ${path} holds a replay already; give a new file (a second replay into it would resume the first)`,
+    );
+  }
 }
 
 function parseStore(raw: string | undefined): Store | undefined {
@@ -145,6 +181,7 @@ async function runReplay(file: string, values: Record<string, string | undefined
     throw new UsageError('--interval: expected a positive whole number of steps');
   const contextWindow = parseWindow(values.window) ?? (values.model ? undefined : 128_000);
   const store = parseStore(values.store);
+  if (store) await checkStore(store, values.store as string);
   const pinned = (values.pinned ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -157,9 +194,16 @@ async function runReplay(file: string, values: Record<string, string | undefined
   ]
     .filter(Boolean)
     .join(' · ');
+  const calls = modelCalls(transcript.entries).length;
   io.err(
-    `replaying ${printable(basename(file))} (${FORMATS[transcript.format]}, ${transcript.entries.length} messages), ${settings}\n${readNotes(transcript)}`,
+    `replaying ${printable(basename(file))} (${FORMATS[transcript.format]}, ${plural(transcript.entries.length, 'message')}, ${plural(calls, 'model call')}), ${settings}\n${readNotes(transcript)}`,
   );
+  // A pinned name no call in the file uses is most likely a typo: it would pin nothing.
+  const called = new Set(
+    transcript.entries.flatMap((e) => e.parts.flatMap((p) => (p.type === 'tool-call' ? [p.name] : []))),
+  );
+  for (const name of pinned.filter((tool) => !called.has(tool)))
+    io.err(`note: --pinned ${printable(name)}: no call in this file uses a tool of that name\n`);
   const result = await replay(
     transcript.entries,
     {
@@ -173,7 +217,7 @@ async function runReplay(file: string, values: Record<string, string | undefined
     progress(io),
   );
   await (store as { close?: () => Promise<void> } | undefined)?.close?.();
-  io.out(`\n${summaryTable(result)}\n\n${retentionNote(result)}\n${costNote(result)}\n`);
+  io.out(`\n${summaryTable(result)}\n\n${unfitNote(result)}${retentionNote(result)}\n${costNote(result)}\n`);
   io.out(
     `\n${result.archived} entries archived (recallable verbatim)${result.probes ? `, ${result.probes} probes` : ''}.\n`,
   );
@@ -249,9 +293,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
         interval: { type: 'string' },
         thread: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
       },
     });
     const [command, file, ...extra] = positionals;
+    if (values.version) {
+      io.out(`${VERSION}\n`);
+      return 0;
+    }
     if (values.help || command === undefined || command === 'help') {
       io.out(`${USAGE}\n`);
       return values.help || command === 'help' ? 0 : 2;
@@ -275,7 +324,16 @@ export async function main(argv: string[], io: Io): Promise<number> {
   } catch (error) {
     const message = printable(String((error as Error)?.message ?? error));
     if (error instanceof UsageError || String(codeOf(error)).startsWith('ERR_PARSE_ARGS')) {
-      io.err(`baton: ${message}\n\n${USAGE}\n`);
+      // Node's parseArgs explains how to pass a positional that starts with '-': not what a
+      // mistyped option needs.
+      const said = message.replace(/\. To specify a positional argument.*$/s, '');
+      io.err(`baton: ${said}\nRun 'baton --help' for the commands and options.\n`);
+      return 2;
+    }
+    if ((error as Error).name === 'BatonConfigError' && /not in the catalog/.test(message)) {
+      io.err(
+        `baton: --model: ${message.replace(/^.*model '([^']*)'.*$/s, "'$1'")} is not in the model catalog; pass --window with its context window\n`,
+      );
       return 2;
     }
     if (

@@ -14,10 +14,12 @@ export function progress(io: Io) {
     if (io.isTTY) {
       const width = 24;
       const done = Math.round((record.step / total) * width);
+      // One terminal line, redrawn in place: a line wider than the terminal wraps and scrolls.
+      const columns = Math.max(40, (io.columns ?? 80) - 1);
       io.err(
         `\r[${'#'.repeat(done)}${'-'.repeat(width - done)}] step ${record.step}/${total}  context ${fmt(record.baton)} tokens  ${last}`
-          .slice(0, 150)
-          .padEnd(150),
+          .slice(0, columns)
+          .padEnd(columns),
       );
       if (record.step === total) io.err('\n');
     } else {
@@ -70,3 +72,14 @@ export function summaryTable(result: ReplayResult): string {
 /** What the reference columns count, and how many references there were (the same under every policy). */
 export const retentionNote = (result: ReplayResult): string =>
   retentionSentence(result.policies[0]?.retention.needed ?? 0, ['refs in prompt', 'or recallable']);
+
+/** Steps a policy ended as unfit: no call made, so neither billed nor counted over the budget. */
+export function unfitNote(result: ReplayResult): string {
+  return result.policies
+    .filter((p) => p.unfit > 0)
+    .map(
+      (p) =>
+        `${p.name} ended ${p.unfit} step${p.unfit === 1 ? '' : 's'} as unfit (what must stay verbatim did not fit the window): the turn ends with a recoverable message and a checkpoint, no call is made.\n`,
+    )
+    .join('');
+}

@@ -25,11 +25,28 @@ import { promptText, type RetentionTotals, referenceRetention } from './retentio
 export interface ReplayOptions {
   contextWindow?: number;
   model?: string;
-  pinned: string[];
+  /** Tools whose results are never folded, summarized or dropped. Default none. */
+  pinned?: string[];
   selfCompact?: RubricName;
+  /** Where Baton's session lives (default memory); it must not hold a replay already. */
   store?: Store;
-  /** Steps between compactions of the fixed-interval baseline. */
-  interval: number;
+  /** Steps between compactions of the fixed-interval baseline. Default 10. */
+  interval?: number;
+}
+
+/** The session id a replay runs under, in its store. */
+export const REPLAY_SESSION = 'replay';
+
+/** A small deterministic generator (mulberry32): repeatable runs, not secrets. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
 }
 
 /** Context tokens sent at one model call, under each policy. */
@@ -57,6 +74,12 @@ export interface PolicySummary extends PolicyCosts {
   compactions: number;
   peak: number;
   overBudget: number;
+  /**
+   * Steps the policy ended as `unfit` (even the protected content could not fit): the adapter
+   * ends the turn with a recoverable message and a checkpoint, so no call is made, billed or
+   * counted over the budget.
+   */
+  unfit: number;
   billed: number;
   /** Steps where the opening request was not in the context. */
   openingLost: number;
@@ -133,7 +156,10 @@ export async function replay(
   const common = {
     ...(options.model ? { model: options.model } : {}),
     ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
-    pinnedTools: options.pinned,
+    pinnedTools: options.pinned ?? [],
+    // Seeded: the same transcript replays to the same numbers (checkpoint refs in notices
+    // would otherwise move token counts from one run to the next).
+    random: seededRandom(0x5eed),
   };
   const baton = createBaton({
     ...common,
@@ -150,7 +176,8 @@ export async function replay(
   });
   const fixed = createBaton({ ...common, compactAt: 1, truncateAt: 1, warnAt: 1, targetAt: 0.99 });
   const { inputBudget: budget, warnAt, compactAt, targetAt, truncateAt, pricing } = baton.options;
-  const session = baton.session('replay');
+  const session = baton.session(REPLAY_SESSION);
+  const every = options.interval ?? 10;
   const interval = fixed.session('interval');
   const counter = new TokenCounter(baton.options.tokenizer, baton.options.opaqueTokens);
   const counts = entries.map((e) => counter.raw(e));
@@ -165,7 +192,7 @@ export async function replay(
   const names: Record<PolicyKey, string> = {
     baton: 'Baton',
     none: 'no compaction',
-    interval: `every ${options.interval} steps`,
+    interval: `every ${every} steps`,
     deleteOldest: 'delete oldest',
   };
   const summaries = {} as Record<PolicyKey, PolicySummary>;
@@ -180,6 +207,7 @@ export async function replay(
       compactions: 0,
       peak: 0,
       overBudget: 0,
+      unfit: 0,
       billed: 0,
       openingLost: 0,
       retention: retention[key].totals,
@@ -194,7 +222,7 @@ export async function replay(
     const seen = events.length;
     const probed = probes.length;
     const prepared = await session.prepare({ entries: history });
-    if ((index + 1) % options.interval === 0) interval.requestCompaction();
+    if ((index + 1) % every === 0) interval.requestCompaction();
     const fixedRun = await interval.prepare({ entries: history });
     const window = deleteOldest(counts, at, budget, overhead);
 
@@ -211,9 +239,12 @@ export async function replay(
     }
     // Each policy's prompt as sent: system prompt, projection and trailing notices where it has them.
     const cost: Record<PolicyKey, number> = {
-      baton: probeCost + billing.baton.bill(promptBlocks(prepared, counter), reply),
+      baton:
+        probeCost +
+        (prepared.outcome === 'unfit' ? 0 : billing.baton.bill(promptBlocks(prepared, counter), reply)),
       none: billing.none.bill(promptBlocks({ entries: history }, counter), reply),
-      interval: billing.interval.bill(promptBlocks(fixedRun, counter), reply),
+      interval:
+        fixedRun.outcome === 'unfit' ? 0 : billing.interval.bill(promptBlocks(fixedRun, counter), reply),
       deleteOldest: billing.deleteOldest.bill(
         promptBlocks({ entries: entries.slice(window.first, at) }, counter),
         reply,
@@ -222,9 +253,14 @@ export async function replay(
 
     // What each policy's prompt held of what the agent went on to use. Recall is scored after
     // the loop, against the archives: a prompt lacks only what was archived before it was sent.
-    retention.baton.record(at, promptText(prepared), { overBudget: prepared.tokens.after > budget });
+    // An unfit step sends nothing, so its prompt retains nothing.
+    retention.baton.record(at, promptText(prepared), {
+      overBudget: prepared.tokens.after > budget || prepared.outcome === 'unfit',
+    });
     retention.none.record(at, promptText({ entries: history }), { overBudget: none > budget });
-    retention.interval.record(at, promptText(fixedRun), { overBudget: fixedRun.tokens.after > budget });
+    retention.interval.record(at, promptText(fixedRun), {
+      overBudget: fixedRun.tokens.after > budget || fixedRun.outcome === 'unfit',
+    });
     retention.deleteOldest.record(at, promptText({ entries: entries.slice(window.first, at) }), {
       overBudget: window.tokens > budget,
     });
@@ -244,17 +280,33 @@ export async function replay(
     steps.push(record);
     const openingSaid = openingAt < at;
     const keepsOpening = (list: readonly Entry[]) => !openingSaid || list.some((e) => e.key === opening?.key);
-    const tally = (key: PolicyKey, tokens: number, compacted: boolean, opened: boolean) => {
+    const tally = (key: PolicyKey, tokens: number, compacted: boolean, opened: boolean, unfit = false) => {
       const s = summaries[key];
+      if (compacted) s.compactions++;
+      if (unfit) {
+        s.unfit++;
+        return;
+      }
       s.billed += tokens;
       s.peak = Math.max(s.peak, tokens);
       if (tokens > budget) s.overBudget++;
-      if (compacted) s.compactions++;
       if (!opened) s.openingLost++;
     };
-    tally('baton', record.baton, prepared.outcome === 'compacted', keepsOpening(prepared.entries));
+    tally(
+      'baton',
+      record.baton,
+      prepared.outcome === 'compacted',
+      keepsOpening(prepared.entries),
+      prepared.outcome === 'unfit',
+    );
     tally('none', none, false, true);
-    tally('interval', record.interval, fixedRun.outcome === 'compacted', keepsOpening(fixedRun.entries));
+    tally(
+      'interval',
+      record.interval,
+      fixedRun.outcome === 'compacted',
+      keepsOpening(fixedRun.entries),
+      fixedRun.outcome === 'unfit',
+    );
     tally('deleteOldest', window.tokens, false, !openingSaid || openingAt >= window.first);
     onStep?.(record, calls.length);
   }

@@ -32,10 +32,12 @@ export async function writeCheckpoint(
   store: Store,
   checkpoint: Omit<Checkpoint, 'ref'>,
   sequence: number,
+  random?: () => number,
 ): Promise<string> {
   // Unguessable: a ref is shown to the model and may reach logs; knowing one session's refs
-  // must not let anyone name another's.
-  const ref = `${checkpoint.sessionId}/checkpoint-${sequence}-${randomHex()}`;
+  // must not let anyone name another's. A caller's own `random` (a replay, a test) makes them
+  // repeatable instead.
+  const ref = `${checkpoint.sessionId}/checkpoint-${sequence}-${randomHex(random)}`;
   const put = await store.putDocument<Checkpoint>(NAMESPACE, ref, { ...checkpoint, ref }, 0);
   if (!put.ok) throw new Error(`checkpoint ${ref} already exists`);
   return ref;
@@ -51,8 +53,10 @@ export async function readCheckpoint(
   return checkpoint?.sessionId === sessionId ? checkpoint : undefined;
 }
 
-function randomHex(): string {
-  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(8));
+function randomHex(random?: () => number): string {
+  const bytes = new Uint8Array(8);
+  if (random) for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(random() * 256) & 0xff;
+  else globalThis.crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
@@ -92,6 +96,7 @@ export async function checkpointSession(
         archived: archivedRanges(record.ledger),
       },
       sequence,
+      engine.options.refRandom,
     );
   } catch (error) {
     emit({ type: 'store-failed', operation: 'writeCheckpoint', error: describeError(error) });

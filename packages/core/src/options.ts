@@ -120,7 +120,12 @@ const optionsSchema = z
     onEvent: fn<(event: BatonEvent) => void>('a function (event) => void').optional(),
     /** The clock (epoch milliseconds) stamped on archive records and checkpoints. Default `Date.now`. */
     now: fn<() => number>('a function () => epoch milliseconds').optional(),
-    /** Randomness for the jittered back-off of contended notes writes. Default `Math.random`. */
+    /**
+     * Randomness for the jittered back-off of contended notes writes, and, when given, for the
+     * suffix of checkpoint refs (default: `crypto.getRandomValues`, unguessable). Tests and
+     * replays pass a seeded one so every run shows the same refs and counts the same tokens.
+     * Default `Math.random` for the back-off.
+     */
     random: fn<() => number>('a function () => a number in [0, 1)').optional(),
     /** Where the agent's notes live. Default: Baton's `store`. */
     notes: z
@@ -165,6 +170,8 @@ export interface ResolvedOptions
   notes: NotesBackend;
   now: () => number;
   random: () => number;
+  /** The `random` the caller gave, for checkpoint refs; absent: refs use the platform's crypto. */
+  refRandom: (() => number) | undefined;
   /** Default 0.64 (or 0.8 x compactAt when that is lower). */
   warnAt: number;
   /** Default 0.5 (or 0.625 x compactAt when that is lower). */
@@ -277,5 +284,6 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
     selfCompact: o.selfCompact ? resolveSelfCompact(o.selfCompact, window - reserveOutput) : undefined,
     now: o.now ?? Date.now,
     random: o.random ?? Math.random,
+    refRandom: o.random,
   };
 }
