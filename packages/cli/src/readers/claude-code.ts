@@ -1,14 +1,7 @@
 import { createEntry, type Entry, type Part, type Role } from '@baton/core';
 import { assistantParts, BlockTally, imagePart, otherPart, toolResultParts } from './anthropic-blocks.ts';
 import { isObject, type Json } from './json.ts';
-import {
-  jsonLines,
-  type SessionFile,
-  type SessionReader,
-  type ThreadInfo,
-  type Transcript,
-  TranscriptFormatError,
-} from './session-file.ts';
+import { jsonLines, type SessionReader, type ThreadInfo, TranscriptFormatError } from './session-file.ts';
 
 /** A line of the conversation: a user or assistant message with Claude Code's bookkeeping. */
 const isConversationLine = (v: unknown): v is Json =>
@@ -117,14 +110,14 @@ function notesOf(entries: readonly Entry[], tally: Tally, incompleteLine: number
  */
 export const claudeCodeReader: SessionReader = {
   format: 'claude-code',
-  mismatch(file: SessionFile) {
+  mismatch(file) {
     if (file.isSqlite) return 'a SQLite database';
     const { lines, bad } = jsonLines(file.text, 20);
     if (lines.length === 0) return bad ? `not JSONL (line ${bad.line} is not JSON)` : 'an empty file';
     if (lines.some((l) => isConversationLine(l.value))) return undefined;
     return `no user or assistant line with a uuid, sessionId and message in the first ${lines.length} lines`;
   },
-  read(file: SessionFile, options): Transcript {
+  read(file, options) {
     const { lines, bad } = jsonLines(file.text);
     if (bad && !bad.last)
       throw new TranscriptFormatError(`Claude Code session line ${bad.line} is not JSON (${bad.message})`);

@@ -1,12 +1,6 @@
 import { isObject, type Json } from './json.ts';
 import { isResponsesItem, type LocatedItem, responsesItemsToEntries } from './responses-items.ts';
-import {
-  jsonLines,
-  type SessionFile,
-  type SessionReader,
-  type Transcript,
-  TranscriptFormatError,
-} from './session-file.ts';
+import { jsonLines, type SessionReader, TranscriptFormatError } from './session-file.ts';
 
 /** Line types of the wrapped rollout form (`{ timestamp, type, payload }`, Codex 0.3x and later). */
 const WRAPPED_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
@@ -43,7 +37,7 @@ function instructionsOf(meta: Json): string | undefined {
  */
 export const codexReader: SessionReader = {
   format: 'codex',
-  mismatch(file: SessionFile) {
+  mismatch(file) {
     if (file.isSqlite) return 'a SQLite database';
     const { lines, bad } = jsonLines(file.text, 5);
     if (lines.length === 0) return bad ? `not JSONL (line ${bad.line} is not JSON)` : 'an empty file';
@@ -58,7 +52,7 @@ export const codexReader: SessionReader = {
     const type = isObject(first) ? first.type : undefined;
     return `line 1 is ${isObject(first) ? (typeof type === 'string' ? `a ${JSON.stringify(type)} line` : 'an object without a type') : `a JSON ${Array.isArray(first) ? 'array' : typeof first}`}, not a rollout line (session_meta / response_item with a payload, or a Responses item)`;
   },
-  read(file: SessionFile, options): Transcript {
+  read(file, options) {
     if (options.thread !== undefined)
       throw new TranscriptFormatError(
         `--thread: a Codex rollout holds one conversation (no thread ${JSON.stringify(options.thread)})`,

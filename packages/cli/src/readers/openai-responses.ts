@@ -5,12 +5,7 @@ import {
   type LocatedItem,
   responsesItemsToEntries,
 } from './responses-items.ts';
-import {
-  type SessionFile,
-  type SessionReader,
-  type Transcript,
-  TranscriptFormatError,
-} from './session-file.ts';
+import { type SessionReader, TranscriptFormatError } from './session-file.ts';
 
 /** One request and its response: `{ input, output?, instructions? }`, or `{ request: { input }, response: { output } }`. */
 interface ExchangeRecord {
@@ -109,13 +104,13 @@ function newItemsStart(history: readonly string[], input: readonly unknown[]): n
  */
 export const openAIResponsesReader: SessionReader = {
   format: 'openai-responses',
-  mismatch(file: SessionFile) {
+  mismatch(file) {
     if (file.isSqlite) return 'a SQLite database';
     if (!file.json.ok) return file.json.error;
     const shape = shapeOf(file.json.value);
     return typeof shape === 'string' ? shape : undefined;
   },
-  read(file: SessionFile, options): Transcript {
+  read(file, options) {
     if (options.thread !== undefined)
       throw new TranscriptFormatError(
         `--thread: a Responses item file holds one conversation (no thread ${JSON.stringify(options.thread)})`,
