@@ -1,34 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { gptTokenizer } from '@baton/core';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readSession } from './formats.ts';
-import { main } from './main.ts';
+import { pngBase64, runCli, scratchDir } from './readers/fixtures.test-support.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'baton-anthropic-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const u32 = (n: number) => {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(n);
-  return b;
-};
-const chunk = (type: string, data: Buffer) => {
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  return Buffer.concat([u32(data.length), body, u32(crc32(body))]);
-};
-/** A valid PNG of the given size (black pixels), as base64: what a screenshot block carries. */
-function pngBase64(width: number, height: number): string {
-  const rows = Buffer.alloc((1 + width * 3) * height);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', Buffer.concat([u32(width), u32(height), Buffer.from([8, 2, 0, 0, 0])])),
-    chunk('IDAT', deflateSync(rows)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]).toString('base64');
-}
+const dir = scratchDir('anthropic');
 
 const write = (name: string, value: unknown) => {
   const path = join(dir, name);
@@ -37,10 +14,8 @@ const write = (name: string, value: unknown) => {
 };
 
 async function inspect(path: string): Promise<{ code: number; out: string }> {
-  let out = '';
-  const io = { out: (t: string) => (out += t), err: (t: string) => (out += t), isTTY: false };
-  const code = await main(['inspect', path, '--window', '200k'], io);
-  return { code, out };
+  const { code, output } = await runCli(['inspect', path, '--window', '200k']);
+  return { code, out: output };
 }
 
 /** The total inspect prints: "N messages, T tokens". */
@@ -74,7 +49,7 @@ describe('Anthropic Messages files', () => {
   });
 
   it('counts images by Anthropic’s rule, not their base64, in user messages and tool results', () => {
-    const screenshot = pngBase64(1000, 800); // 1000 x 800 / 750 = 1,067 tokens
+    const screenshot = pngBase64(1000, 800, 60_000); // 1000 x 800 / 750 = 1,067 tokens
     const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: screenshot } };
     const transcript = readSession(
       write('images.json', {

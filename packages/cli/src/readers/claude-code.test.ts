@@ -1,33 +1,20 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { crc32 } from 'node:zlib';
-import { createBaton, type Entry, fromOpenAIChat, type OpenAIMessage, TokenCounter } from '@baton/core';
-import { skipUnless } from '@baton/test-support/skip-unless.ts';
-import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createBaton, type Entry, fromOpenAIChat, TokenCounter } from '@baton/core';
+import { describe, expect, it } from 'vitest';
 import { readSession } from '../formats.ts';
 import { inspectTranscript } from '../inspect.ts';
-import { main } from '../main.ts';
 import { replay } from '../replay.ts';
 import { claudeCodeReader } from './claude-code.ts';
-import { sessionFile, TranscriptFormatError } from './session-file.ts';
+import { converted, original, originalLines, skipWithoutCorpus } from './corpus.test-support.ts';
+import { pngBase64, runCli, scratchDir, textFile, throughBaton } from './fixtures.test-support.ts';
+import { TranscriptFormatError } from './session-file.ts';
 
-const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-/** ../shared/corpus/sessions beside the repository: the real files, never copied into it. */
-const CORPUS = resolve(repoRoot, '../shared/corpus/sessions');
-const ORIGINALS = join(CORPUS, 'originals');
-const skipCorpus = skipUnless(
-  existsSync(ORIGINALS) && existsSync(join(CORPUS, 'openai')),
-  `../shared/corpus/sessions (at ${CORPUS}) for the Claude Code fixture tests`,
-);
+const skipCorpus = skipWithoutCorpus('Claude Code fixture tests');
+const dir = scratchDir('claude-code');
 
-const dir = mkdtempSync(join(tmpdir(), 'baton-claude-code-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const bytes = (text: string) => new TextEncoder().encode(text);
 const read = (text: string, thread?: string) =>
-  readSession(sessionFile('session.jsonl', bytes(text)), thread === undefined ? {} : { thread });
+  readSession(textFile('session.jsonl', text), thread === undefined ? {} : { thread });
 
 type Json = Record<string, unknown>;
 /** A session written line by line, as Claude Code does: each line chained to the one before it. */
@@ -52,25 +39,9 @@ function session() {
   };
 }
 
-const u32 = (value: number) => {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(value);
-  return b;
-};
-/** The start of a real PNG of this size: signature and IHDR chunk (CRC included); all a size reader needs. */
-function pngHeader(width: number, height: number): Buffer {
-  const body = Buffer.concat([Buffer.from('IHDR'), u32(width), u32(height), Buffer.from([8, 6, 0, 0, 0])]);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    u32(13),
-    body,
-    u32(crc32(body)),
-    Buffer.alloc(60_000, 7), // stands in for the pixel data: long base64 that must not count as text
-  ]);
-}
 const imageBlock = (width: number, height: number) => ({
   type: 'image',
-  source: { type: 'base64', media_type: 'image/png', data: pngHeader(width, height).toString('base64') },
+  source: { type: 'base64', media_type: 'image/png', data: pngBase64(width, height, 60_000) },
 });
 
 describe('claude-code reader', () => {
@@ -267,17 +238,10 @@ describe('claude-code reader', () => {
     expect(notes).toContain(
       '1 tool call(s) without a recorded result (interrupted): Baton answers them with its missing-result placeholder',
     );
-    const prepared = await createBaton({ contextWindow: 16_000 }).session('t').prepare({ entries });
-    expect(prepared.entries.map((e) => e.meta?.synthetic ?? e.role)).toEqual([
-      'user',
-      'assistant',
-      'missing-result',
-      'user',
-      'assistant',
-    ]);
-    expect((await replay(entries, { pinned: [], interval: 10, contextWindow: 16_000 })).steps).toHaveLength(
-      2,
-    );
+    expect(await throughBaton(entries)).toEqual({
+      roles: ['user', 'assistant', 'missing-result', 'user', 'assistant'],
+      calls: 2,
+    });
   });
 
   it('refuses a malformed line naming it; skips an incomplete last line (a session still being written)', () => {
@@ -299,28 +263,19 @@ describe('claude-code reader', () => {
     const s = session();
     s.raw({ type: 'summary', summary: 'A title', leafUuid: 'x' });
     s.user('Hello.');
-    expect(claudeCodeReader.mismatch(sessionFile('a.jsonl', bytes(s.text())))).toBeUndefined();
+    expect(claudeCodeReader.mismatch(textFile('a.jsonl', s.text()))).toBeUndefined();
     const codex = `${JSON.stringify({ timestamp: 't', type: 'session_meta', payload: { id: 'x' } })}\n`;
-    expect(claudeCodeReader.mismatch(sessionFile('b.jsonl', bytes(codex)))).toBe(
+    expect(claudeCodeReader.mismatch(textFile('b.jsonl', codex))).toBe(
       'no user or assistant line with a uuid, sessionId and message in the first 1 lines',
     );
     const chat = JSON.stringify([{ role: 'user', content: 'hi' }], null, 2);
-    expect(claudeCodeReader.mismatch(sessionFile('c.json', bytes(chat)))).toBe(
-      'not JSONL (line 1 is not JSON)',
-    );
+    expect(claudeCodeReader.mismatch(textFile('c.json', chat))).toBe('not JSONL (line 1 is not JSON)');
   });
 });
 
 // --- The real sessions -------------------------------------------------------------------
 
-const original = (name: string) => join(ORIGINALS, name);
-const openAIForm = (name: string) =>
-  (JSON.parse(readFileSync(join(CORPUS, 'openai', name), 'utf8')) as { messages: OpenAIMessage[] }).messages;
-const rawLines = (name: string) =>
-  readFileSync(original(name), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Json);
+const rawLines = (name: string) => originalLines<Json>(name);
 
 /** What a message says, format aside: role, its text (parts joined), calls and results; opaque parts left out. */
 function said(entries: readonly Entry[]) {
@@ -347,14 +302,16 @@ const responsesIn = (name: string) =>
 
 async function replayed(file: string, ...extra: string[]) {
   const out = join(dir, `${extra.join('-') || 'main'}-${file}.html`);
-  const lines: string[] = [];
-  const io = { out: (t: string) => lines.push(t), err: (t: string) => lines.push(t), isTTY: false };
-  const code = await main(['replay', original(file), '--window', '16k', '--report', out, ...extra], io);
-  return {
-    code,
-    output: lines.join(''),
-    calls: Number(/(\d+) model calls/.exec(readFileSync(out, 'utf8'))?.[1]),
-  };
+  const { code, output } = await runCli([
+    'replay',
+    original(file),
+    '--window',
+    '16k',
+    '--report',
+    out,
+    ...extra,
+  ]);
+  return { code, output, calls: Number(/(\d+) model calls/.exec(readFileSync(out, 'utf8'))?.[1]) };
 }
 
 describe.skipIf(skipCorpus)('claude-code reader on the real sessions', () => {
@@ -366,7 +323,7 @@ describe.skipIf(skipCorpus)('claude-code reader on the real sessions', () => {
     expect(transcript.thread).toBe('main');
     expect(transcript.entries).toHaveLength(22);
     expect(said(transcript.entries)).toEqual(
-      said(fromOpenAIChat(openAIForm('coding-claude-code-nextjs-main.openai.json'))),
+      said(fromOpenAIChat(converted('coding-claude-code-nextjs-main.openai.json'))),
     );
     const threads = transcript.threads ?? [];
     expect(threads.map((t) => t.id)).toEqual([
@@ -383,7 +340,7 @@ describe.skipIf(skipCorpus)('claude-code reader on the real sessions', () => {
     const sub = readSession(original('coding-claude-code-nextjs.jsonl'), { thread: longest.id });
     expect(sub.thread).toBe('sidechain-5');
     expect(said(sub.entries)).toEqual(
-      said(fromOpenAIChat(openAIForm('coding-claude-code-nextjs-subagent.openai.json'))),
+      said(fromOpenAIChat(converted('coding-claude-code-nextjs-subagent.openai.json'))),
     );
   });
 
@@ -394,18 +351,15 @@ describe.skipIf(skipCorpus)('claude-code reader on the real sessions', () => {
     const { entries, notes } = readSession(original(name));
     expect(notes).toContain('1 duplicated line(s) (same uuid) dropped');
     expect(entries).toHaveLength(66);
-    const reference = fromOpenAIChat(openAIForm('coding-claude-code-gomod.openai.json'));
+    const reference = fromOpenAIChat(converted('coding-claude-code-gomod.openai.json'));
     expect(said(entries)).toEqual(said(reference));
 
     // The Anthropic form keeps the thinking blocks: the same five, the same text.
-    const anthropic = (
-      JSON.parse(readFileSync(join(CORPUS, 'openai', 'coding-claude-code-gomod.anthropic.json'), 'utf8')) as {
-        messages: { content: unknown }[];
-      }
-    ).messages.flatMap((m) =>
-      Array.isArray(m.content)
-        ? (m.content as Json[]).filter((b) => b.type === 'thinking').map((b) => b.thinking)
-        : [],
+    const anthropic = converted<{ content: unknown }>('coding-claude-code-gomod.anthropic.json').flatMap(
+      (m) =>
+        Array.isArray(m.content)
+          ? (m.content as Json[]).filter((b) => b.type === 'thinking').map((b) => b.thinking)
+          : [],
     );
     const thinking = entries.flatMap((e) =>
       e.parts.flatMap((p) => (p.type === 'opaque' && p.kind === 'thinking' ? [p.text ?? ''] : [])),
@@ -432,14 +386,15 @@ describe.skipIf(skipCorpus)('claude-code reader on the real sessions', () => {
     expect(sub.code, sub.output).toBe(0);
     expect(sub.output).toContain('* sidechain-5: sub-agent: Create the main page layout');
     expect(sub.calls).toBe(
-      openAIForm('coding-claude-code-nextjs-subagent.openai.json').filter((m) => m.role === 'assistant')
+      converted('coding-claude-code-nextjs-subagent.openai.json').filter((m) => m.role === 'assistant')
         .length,
     );
-    const unknown = await main(['inspect', original('coding-claude-code-nextjs.jsonl'), '--thread', 'nope'], {
-      out: () => {},
-      err: () => {},
-      isTTY: false,
-    });
-    expect(unknown).toBe(2);
+    const unknown = await runCli([
+      'inspect',
+      original('coding-claude-code-nextjs.jsonl'),
+      '--thread',
+      'nope',
+    ]);
+    expect(unknown.code).toBe(2);
   });
 });

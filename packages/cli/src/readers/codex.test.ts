@@ -1,32 +1,19 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createBaton, type Entry, fromOpenAIChat, type OpenAIMessage } from '@baton/core';
-import { skipUnless } from '@baton/test-support/skip-unless.ts';
-import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Entry, fromOpenAIChat } from '@baton/core';
+import { describe, expect, it } from 'vitest';
 import { readSession } from '../formats.ts';
-import { main } from '../main.ts';
-import { replay } from '../replay.ts';
 import { codexReader } from './codex.ts';
-import { sessionFile } from './session-file.ts';
+import { converted, original, originalLines, skipWithoutCorpus } from './corpus.test-support.ts';
+import { jsonl, pngBase64, runCli, scratchDir, textFile, throughBaton } from './fixtures.test-support.ts';
 
-const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-/** ../shared/corpus/sessions beside the repository: the real files, never copied into it. */
-const CORPUS = resolve(repoRoot, '../shared/corpus/sessions');
-const ORIGINAL = join(CORPUS, 'originals', 'coding-codex-vscode-gomod.jsonl');
-const skipCorpus = skipUnless(
-  existsSync(ORIGINAL) && existsSync(join(CORPUS, 'openai')),
-  `../shared/corpus/sessions (at ${CORPUS}) for the Codex fixture tests`,
-);
+const NAME = 'coding-codex-vscode-gomod.jsonl';
+const ORIGINAL = original(NAME);
+const skipCorpus = skipWithoutCorpus('Codex fixture tests');
+const dir = scratchDir('codex');
 
-const dir = mkdtempSync(join(tmpdir(), 'baton-codex-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const bytes = (text: string) => new TextEncoder().encode(text);
-const jsonl = (lines: unknown[]) => `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`;
 const read = (text: string, thread?: string) =>
-  readSession(sessionFile('rollout.jsonl', bytes(text)), thread === undefined ? {} : { thread });
+  readSession(textFile('rollout.jsonl', text), thread === undefined ? {} : { thread });
 
 const ITEMS = [
   {
@@ -123,13 +110,6 @@ describe('codex reader', () => {
   });
 
   it('counts an input image by OpenAI’s rule and developer messages as system entries', () => {
-    const ihdr = (w: number, h: number) => {
-      const b = Buffer.alloc(24);
-      Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').copy(b);
-      b.writeUInt32BE(w, 16);
-      b.writeUInt32BE(h, 20);
-      return b.toString('base64');
-    };
     const { entries } = read(
       jsonl([
         wrap('response_item', {
@@ -142,7 +122,7 @@ describe('codex reader', () => {
           role: 'user',
           content: [
             { type: 'input_text', text: 'What is on this screen?' },
-            { type: 'input_image', image_url: `data:image/png;base64,${ihdr(1024, 1024)}` },
+            { type: 'input_image', image_url: `data:image/png;base64,${pngBase64(1024, 1024)}` },
           ],
         }),
       ]),
@@ -181,21 +161,14 @@ describe('codex reader', () => {
         wrap('response_item', ITEMS[8]),
       ]),
     );
-    const prepared = await createBaton({ contextWindow: 16_000 }).session('t').prepare({ entries });
-    expect(prepared.entries.map((e) => e.meta?.synthetic ?? e.role)).toEqual([
-      'user',
-      'assistant',
-      'missing-result',
-      'user',
-      'assistant',
-    ]);
-    expect((await replay(entries, { pinned: [], interval: 10, contextWindow: 16_000 })).steps).toHaveLength(
-      2,
-    );
+    expect(await throughBaton(entries)).toEqual({
+      roles: ['user', 'assistant', 'missing-result', 'user', 'assistant'],
+      calls: 2,
+    });
   });
 
   it('claims rollouts only', () => {
-    const mismatch = (text: string) => codexReader.mismatch(sessionFile('f', bytes(text)));
+    const mismatch = (text: string) => codexReader.mismatch(textFile('f', text));
     expect(mismatch(wrapped())).toBeUndefined();
     const claude = jsonl([
       { type: 'user', uuid: 'u1', sessionId: 's', message: { role: 'user', content: 'hi' } },
@@ -207,28 +180,18 @@ describe('codex reader', () => {
       /^line 1 is a JSON array, not a rollout line/,
     );
     expect(mismatch(JSON.stringify({ messages: [] }, null, 2))).toBe('not JSONL (line 1 is not JSON)');
-    expect(
-      readSession(sessionFile('chat.json', bytes(JSON.stringify([{ role: 'user', content: 'hi' }])))).format,
-    ).toBe('openai-chat');
+    expect(readSession(textFile('chat.json', JSON.stringify([{ role: 'user', content: 'hi' }]))).format).toBe(
+      'openai-chat',
+    );
   });
 });
 
 describe.skipIf(skipCorpus)('codex reader on the real rollout', () => {
-  const lines = () =>
-    readFileSync(ORIGINAL, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => JSON.parse(l) as { type: string; payload: { type?: string } });
+  const lines = () => originalLines<{ type: string; payload: { type?: string } }>(NAME);
 
   it('says what its hand-converted form says, reasoning items aside', () => {
     const { entries, notes } = readSession(ORIGINAL);
-    const reference = fromOpenAIChat(
-      (
-        JSON.parse(readFileSync(join(CORPUS, 'openai', 'coding-codex-vscode-gomod.openai.json'), 'utf8')) as {
-          messages: OpenAIMessage[];
-        }
-      ).messages,
-    );
+    const reference = fromOpenAIChat(converted('coding-codex-vscode-gomod.openai.json'));
     expect(entries).toHaveLength(39);
     const said = (list: readonly Entry[]) =>
       list.map((entry) => ({
@@ -251,10 +214,8 @@ describe.skipIf(skipCorpus)('codex reader on the real rollout', () => {
 
   it('replays through the CLI: exit 0, one model call per response (each response has its token_count event)', async () => {
     const out = join(dir, 'codex.html');
-    const said: string[] = [];
-    const io = { out: (t: string) => said.push(t), err: (t: string) => said.push(t), isTTY: false };
-    const code = await main(['replay', ORIGINAL, '--window', '16k', '--report', out], io);
-    expect(code, said.join('')).toBe(0);
+    const run = await runCli(['replay', ORIGINAL, '--window', '16k', '--report', out]);
+    expect(run.code, run.output).toBe(0);
     const responses = lines().filter(
       (l) => l.type === 'event_msg' && l.payload.type === 'token_count',
     ).length;

@@ -1,8 +1,6 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { crc32 } from 'node:zlib';
 import { type Entry, sqliteStore } from '@baton/core';
 import { AIMessage, type BaseMessage, HumanMessage, type ToolCall } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
@@ -18,40 +16,19 @@ import {
   StateSchema,
 } from '@langchain/langgraph';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { readSession } from '../formats.ts';
-import { type Io, main } from '../main.ts';
+import { filePage, pngBase64, runCli, scratchDir } from './fixtures.test-support.ts';
 import { langChainEntries } from './langchain-messages.ts';
 import { langgraphCheckpointReader } from './langgraph-checkpoint.ts';
 import { sessionFile } from './session-file.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'baton-langgraph-reader-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = scratchDir('langgraph-reader');
 
-/** A PNG header declaring `width` x `height` (all the size reader looks at). */
-function pngHeader(width: number, height: number): string {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  const body = Buffer.concat([Buffer.from('IHDR'), ihdr]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(13);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    length,
-    body,
-    crc,
-  ]).toString('base64');
-}
-const SCREENSHOT = `data:image/png;base64,${pngHeader(1536, 1024)}`;
+const SCREENSHOT = `data:image/png;base64,${pngBase64(1536, 1024)}`;
 
-const page = (path: string) =>
-  `${path}\n${Array.from({ length: 150 }, (_, i) => `line ${i} of ${path}: export const v${i} = ${i};`).join('\n')}`;
-const readFile = tool(async ({ path }: { path: string }) => page(path), {
+const readFile = tool(async ({ path }: { path: string }) => filePage(path), {
   name: 'read_file',
   description: 'Read a file',
   schema: z.object({ path: z.string() }),
@@ -130,20 +107,6 @@ function shapeOfEntries(entries: readonly Entry[]) {
         ? String(e.parts.find((p) => p.type === 'tool-result')?.output)
         : e.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join(''),
   }));
-}
-
-function fakeIo() {
-  const io = { stdout: '', stderr: '' };
-  const fake: Io = {
-    out: (text) => {
-      io.stdout += text;
-    },
-    err: (text) => {
-      io.stderr += text;
-    },
-    isTTY: false,
-  };
-  return { io, fake };
 }
 
 describe('langgraph-checkpoint reader on a real SqliteSaver file', async () => {
@@ -281,19 +244,19 @@ describe('langgraph-checkpoint reader on a real SqliteSaver file', async () => {
 
   it('replays and inspects each thread from the command line; an unknown thread is refused with the ids', async () => {
     for (const args of [[], ['--thread', 'alpha'], ['--thread', 'beta']]) {
-      const { io, fake } = fakeIo();
-      expect(await main(['replay', path, '--window', '16k', ...args], fake), io.stderr).toBe(0);
-      expect(io.stderr).toContain(
+      const run = await runCli(['replay', path, '--window', '16k', ...args]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain(
         `threads (--thread <id>):\n  ${args[1] === 'beta' ? ' ' : '*'} alpha: 11 messages`,
       );
-      expect(io.stdout).toContain('Baton');
+      expect(run.stdout).toContain('Baton');
     }
-    const { io, fake } = fakeIo();
-    expect(await main(['inspect', path, '--thread', 'beta'], fake)).toBe(0);
-    expect(io.stdout).toContain('thread beta');
-    const unknown = fakeIo();
-    expect(await main(['replay', path, '--thread', 'gamma'], unknown.fake)).toBe(2);
-    expect(unknown.io.stderr).toContain(
+    const run = await runCli(['inspect', path, '--thread', 'beta']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('thread beta');
+    const unknown = await runCli(['replay', path, '--thread', 'gamma']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(
       'no thread "gamma" in this LangGraph checkpoint file; its threads: "alpha", "beta"',
     );
   });
@@ -352,9 +315,9 @@ describe('langgraph-checkpoint reader refuses what is not a checkpoint', () => {
     );
     const array = sessionFile('chat.json', new TextEncoder().encode('[{"role":"user","content":"hi"}]'));
     expect(langgraphCheckpointReader.mismatch(array)).toMatch(/^JSON without values.messages/);
-    const { io, fake } = fakeIo();
-    expect(await main(['inspect', empty], fake)).toBe(2);
-    expect(io.stderr).toContain(
+    const run = await runCli(['inspect', empty]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
       'LangGraph checkpoint (a SQLite checkpointer file, or a JSON dump of getState()): a SQLite file without a checkpoints table (no tables)',
     );
   });

@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { crc32 } from 'node:zlib';
 import { type Entry, sqliteStore } from '@baton/core';
 import { type PromptMessage, promptToEntries } from '@baton/core/internals';
 import { Agent } from '@mastra/core/agent';
@@ -11,44 +8,22 @@ import { MastraLanguageModelV2Mock } from '@mastra/core/test-utils/llm-mock';
 import { createTool } from '@mastra/core/tools';
 import { LibSQLStore } from '@mastra/libsql';
 import { Memory } from '@mastra/memory';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { readSession } from '../formats.ts';
-import { type Io, main } from '../main.ts';
+import { filePage, pngBase64, runCli, scratchDir } from './fixtures.test-support.ts';
 import { langgraphCheckpointReader } from './langgraph-checkpoint.ts';
 import { mastraStorageReader } from './mastra-storage.ts';
 import { sessionFile } from './session-file.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'baton-mastra-reader-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = scratchDir('mastra-reader');
 
-/** A PNG header declaring `width` x `height` (all the size reader looks at). */
-function pngHeader(width: number, height: number): string {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  const body = Buffer.concat([Buffer.from('IHDR'), ihdr]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(13);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    length,
-    body,
-    crc,
-  ]).toString('base64');
-}
-
-const page = (path: string) =>
-  `${path}\n${Array.from({ length: 150 }, (_, i) => `line ${i} of ${path}: export const v${i} = ${i};`).join('\n')}`;
 const tools = {
   read_file: createTool({
     id: 'read_file',
     description: 'Read a file',
     inputSchema: z.object({ path: z.string() }),
-    execute: async ({ path }) => page(path),
+    execute: async ({ path }) => filePage(path),
   }),
   read_log: createTool({
     id: 'read_log',
@@ -105,20 +80,6 @@ function visible(entries: readonly Entry[]) {
   }));
 }
 
-function fakeIo() {
-  const io = { stdout: '', stderr: '' };
-  const fake: Io = {
-    out: (text) => {
-      io.stdout += text;
-    },
-    err: (text) => {
-      io.stderr += text;
-    },
-    isTTY: false,
-  };
-  return { io, fake };
-}
-
 describe('mastra-storage reader on a real LibSQLStore file', async () => {
   const path = join(dir, 'mastra.db');
   const memory = new Memory({
@@ -158,7 +119,7 @@ describe('mastra-storage reader on a real LibSQLStore file', async () => {
       role: 'user',
       content: [
         { type: 'text', text: 'Why does this crash?' },
-        { type: 'image', image: `data:image/png;base64,${pngHeader(1536, 1024)}`, mediaType: 'image/png' },
+        { type: 'image', image: `data:image/png;base64,${pngBase64(1536, 1024)}`, mediaType: 'image/png' },
       ],
     },
   ]);
@@ -236,17 +197,17 @@ describe('mastra-storage reader on a real LibSQLStore file', async () => {
 
   it('replays and inspects each thread from the command line; an unknown thread is refused with the ids', async () => {
     for (const args of [[], ['--thread', 'support-1'], ['--thread', 'support-2']]) {
-      const { io, fake } = fakeIo();
-      expect(await main(['replay', path, '--window', '16k', ...args], fake), io.stderr).toBe(0);
-      expect(io.stderr).toContain('threads (--thread <id>):');
-      expect(io.stderr).toContain('note: no system prompt: Mastra does not store it');
+      const run = await runCli(['replay', path, '--window', '16k', ...args]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('threads (--thread <id>):');
+      expect(run.stderr).toContain('note: no system prompt: Mastra does not store it');
     }
-    const { io, fake } = fakeIo();
-    expect(await main(['inspect', path, '--thread', 'support-2'], fake)).toBe(0);
-    expect(io.stdout).toContain('thread support-2');
-    const unknown = fakeIo();
-    expect(await main(['replay', path, '--thread', 'support-3'], unknown.fake)).toBe(2);
-    expect(unknown.io.stderr).toContain(
+    const run = await runCli(['inspect', path, '--thread', 'support-2']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('thread support-2');
+    const unknown = await runCli(['replay', path, '--thread', 'support-3']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(
       'no thread "support-3" in this Mastra storage file; its threads: "support-1", "support-2"',
     );
     expect(readSession(path).format).toBe('mastra-storage');

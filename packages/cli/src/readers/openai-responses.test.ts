@@ -1,29 +1,17 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Entry } from '@baton/core';
-import { skipUnless } from '@baton/test-support/skip-unless.ts';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readSession } from '../formats.ts';
-import { main } from '../main.ts';
+import { original, originalLines, skipWithoutCorpus } from './corpus.test-support.ts';
+import { runCli, scratchDir, textFile } from './fixtures.test-support.ts';
 import { openAIResponsesReader } from './openai-responses.ts';
-import { sessionFile } from './session-file.ts';
 
-const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-/** ../shared/corpus/sessions beside the repository: the real files, never copied into it. */
-const CORPUS = resolve(repoRoot, '../shared/corpus/sessions');
-const CODEX = join(CORPUS, 'originals', 'coding-codex-vscode-gomod.jsonl');
-const skipCorpus = skipUnless(
-  existsSync(CODEX),
-  `../shared/corpus/sessions (at ${CORPUS}) for the Responses fixture test`,
-);
+const CODEX = 'coding-codex-vscode-gomod.jsonl';
+const skipCorpus = skipWithoutCorpus('Responses fixture test');
+const dir = scratchDir('responses');
 
-const dir = mkdtempSync(join(tmpdir(), 'baton-responses-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const bytes = (text: string) => new TextEncoder().encode(text);
-const read = (value: unknown) => readSession(sessionFile('responses.json', bytes(JSON.stringify(value))));
+const read = (value: unknown) => readSession(textFile('responses.json', JSON.stringify(value)));
 const roles = (entries: readonly Entry[]) => entries.map((e) => e.role);
 
 const user = (text: string) => ({ role: 'user', content: text });
@@ -110,7 +98,7 @@ describe('openai-responses reader', () => {
 
   it('claims Responses files only: chat, AI SDK, LangChain and Anthropic messages go to their readers', () => {
     const mismatch = (value: unknown) =>
-      openAIResponsesReader.mismatch(sessionFile('f.json', bytes(JSON.stringify(value))));
+      openAIResponsesReader.mismatch(textFile('f.json', JSON.stringify(value)));
     expect(mismatch([user('hi'), { role: 'assistant', content: 'hello' }])).toBe(
       'an array of role/content messages without a typed Responses item',
     );
@@ -120,32 +108,28 @@ describe('openai-responses reader', () => {
     );
     expect(mismatch({ input: 'hi' })).toBe('an object whose input is not a list of Responses items');
     const chat = [user('hi'), { role: 'assistant', content: 'hello' }];
-    expect(readSession(sessionFile('chat.json', bytes(JSON.stringify(chat)))).format).toBe('openai-chat');
+    expect(readSession(textFile('chat.json', JSON.stringify(chat))).format).toBe('openai-chat');
     const anthropic = {
       system: 'Be brief.',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
     };
-    expect(readSession(sessionFile('a.json', bytes(JSON.stringify(anthropic)))).format).toBe('anthropic');
+    expect(readSession(textFile('a.json', JSON.stringify(anthropic))).format).toBe('anthropic');
   });
 });
 
 describe.skipIf(skipCorpus)('openai-responses reader on real items', () => {
   it('the Codex rollout’s items as one { input } exchange read to the same entries, and replay through the CLI', async () => {
-    const items = readFileSync(CODEX, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => JSON.parse(l) as { type: string; payload: unknown })
+    const items = originalLines<{ type: string; payload: unknown }>(CODEX)
       .filter((l) => l.type === 'response_item')
       .map((l) => l.payload);
     const path = join(dir, 'codex-items.json');
     writeFileSync(path, JSON.stringify({ instructions: null, input: items }));
     const transcript = readSession(path);
     expect(transcript.format).toBe('openai-responses');
-    expect(transcript.entries).toEqual(readSession(CODEX).entries);
-    const said: string[] = [];
-    const io = { out: (t: string) => said.push(t), err: (t: string) => said.push(t), isTTY: false };
+    expect(transcript.entries).toEqual(readSession(original(CODEX)).entries);
     const out = join(dir, 'codex-items.html');
-    expect(await main(['replay', path, '--window', '16k', '--report', out], io), said.join('')).toBe(0);
+    const run = await runCli(['replay', path, '--window', '16k', '--report', out]);
+    expect(run.code, run.output).toBe(0);
     expect(readFileSync(out, 'utf8')).toContain('19 model calls');
   });
 });

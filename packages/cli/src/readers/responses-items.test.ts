@@ -1,5 +1,6 @@
 import { createBaton, TokenCounter } from '@baton/core';
 import { describe, expect, it } from 'vitest';
+import { pngBase64 } from './fixtures.test-support.ts';
 import { responsesItemsToEntries } from './responses-items.ts';
 import { TranscriptFormatError } from './session-file.ts';
 
@@ -81,11 +82,7 @@ describe('responsesItemsToEntries', () => {
   });
 
   it('keeps a tool output’s text as the result and its images beside it, never their base64 as text', () => {
-    // A 1x1 PNG's signature and IHDR chunk (CRC included).
-    const png = Buffer.from(
-      '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489',
-      'hex',
-    ).toString('base64');
+    const png = pngBase64(1, 1);
     const { entries, notes } = convert([
       user('Take a screenshot.'),
       call('c1', 'screenshot', '{}'),

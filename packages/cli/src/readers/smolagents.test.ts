@@ -1,49 +1,33 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { entryText, fromOpenAIChat, type OpenAIMessage } from '@baton/core';
-import { skipUnless } from '@baton/test-support/skip-unless.ts';
-import { SESSIONS_DIR } from '@baton/test-support/transcripts.ts';
-import { afterAll, describe, expect, it } from 'vitest';
+import { entryText, fromOpenAIChat } from '@baton/core';
+import { describe, expect, it } from 'vitest';
 import { readSession } from '../formats.ts';
-import { main } from '../main.ts';
 import { modelCalls } from '../replay.ts';
+import { conversion, converted, original, skipWithoutCorpus } from './corpus.test-support.ts';
+import { pngBase64, runCli, scratchDir, textFile } from './fixtures.test-support.ts';
 import { sessionFile, TranscriptFormatError } from './session-file.ts';
 import { smolagentsReader } from './smolagents.ts';
 
-/** ../shared/corpus/sessions/originals: the real files (never copied into the repository). */
-const ORIGINALS = join(SESSIONS_DIR, '../originals/');
-const haveOriginals = existsSync(ORIGINALS) && existsSync(SESSIONS_DIR);
-const MISSING = `../shared/corpus/sessions (originals and openai) not found at ${join(SESSIONS_DIR, '..')}: smolagents fixture tests`;
-const skipFixtures = skipUnless(haveOriginals, MISSING);
+const skipFixtures = skipWithoutCorpus('smolagents fixture tests');
+const dir = scratchDir('smolagents');
 
 const RECORDS = {
   toolcalling: 'research-smolagents-toolcalling-gaia',
   code: 'data-smolagents-codeagent-gaia',
 } as const;
 
-const original = (name: string) => readFileSync(join(ORIGINALS, `${name}.jsonl`));
-const hand = (name: string) =>
-  fromOpenAIChat(
-    (
-      JSON.parse(readFileSync(join(SESSIONS_DIR, `${name}.openai.json`), 'utf8')) as {
-        messages: OpenAIMessage[];
-      }
-    ).messages,
-  );
-const bytes = (text: string) => new TextEncoder().encode(text);
+const recordBytes = (name: string) => readFileSync(original(`${name}.jsonl`));
+const hand = (name: string) => fromOpenAIChat(converted(`${name}.openai.json`));
 const read = (text: string, thread?: string) =>
-  smolagentsReader.read(sessionFile('run.jsonl', bytes(text)), thread === undefined ? {} : { thread });
-
-const dir = mkdtempSync(join(tmpdir(), 'baton-smolagents-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  smolagentsReader.read(textFile('run.jsonl', text), thread === undefined ? {} : { thread });
 
 describe.skipIf(skipFixtures)('smolagents reader on the real benchmark records', () => {
   it.each([
     [RECORDS.toolcalling, 12],
     [RECORDS.code, 20],
   ])('%s reads as its hand conversion: %i messages, same roles, calls and text', (name, count) => {
-    const transcript = readSession(sessionFile(`${name}.jsonl`, original(name)));
+    const transcript = readSession(sessionFile(`${name}.jsonl`, recordBytes(name)));
     expect(transcript.format).toBe('smolagents');
     const expected = hand(name);
     expect(transcript.entries).toHaveLength(count);
@@ -61,7 +45,7 @@ describe.skipIf(skipFixtures)('smolagents reader on the real benchmark records',
   });
 
   it('reads a ToolCallingAgent record: structured calls from the "Calling tools:" repr, observations as results', () => {
-    const { entries, notes } = readSession(sessionFile('t.jsonl', original(RECORDS.toolcalling)));
+    const { entries, notes } = readSession(sessionFile('t.jsonl', recordBytes(RECORDS.toolcalling)));
     expect(entries[0]?.role).toBe('system');
     expect(entryText(entries[1]!)).toMatch(/^New task:\nIn Emily Midkiff's June 2014 article/);
     expect(entries[2]?.parts[1]).toEqual({
@@ -80,7 +64,7 @@ describe.skipIf(skipFixtures)('smolagents reader on the real benchmark records',
   });
 
   it('reads a CodeAgent record: the code action is the python_interpreter call, parse errors stay user messages', () => {
-    const { entries, notes } = readSession(sessionFile('c.jsonl', original(RECORDS.code)));
+    const { entries, notes } = readSession(sessionFile('c.jsonl', recordBytes(RECORDS.code)));
     const call = entries[4]?.parts.find((p) => p.type === 'tool-call');
     expect(call).toMatchObject({ name: 'python_interpreter', id: 'call_2' });
     expect(call?.type === 'tool-call' && call.input).toBe(
@@ -95,14 +79,12 @@ describe.skipIf(skipFixtures)('smolagents reader on the real benchmark records',
 
   it('replays each record end to end: exit 0, one model call per agent step', async () => {
     for (const name of Object.values(RECORDS)) {
-      const file = join(ORIGINALS, `${name}.jsonl`);
+      const file = original(`${name}.jsonl`);
       const out = join(dir, `${name}.html`);
-      const said: string[] = [];
-      const io = { out: (t: string) => said.push(t), err: (t: string) => said.push(t), isTTY: false };
-      const code = await main(['replay', file, '--window', '16k', '--report', out], io);
-      expect(code, said.join('')).toBe(0);
+      const run = await runCli(['replay', file, '--window', '16k', '--report', out]);
+      expect(run.code, run.output).toBe(0);
       // The agent's steps, counted in the original: one assistant message per model call.
-      const record = JSON.parse(original(name).toString('utf8')) as {
+      const record = JSON.parse(recordBytes(name).toString('utf8')) as {
         intermediate_steps: { role: string }[];
       };
       const steps = record.intermediate_steps.filter((m) => m.role === 'assistant').length;
@@ -113,7 +95,7 @@ describe.skipIf(skipFixtures)('smolagents reader on the real benchmark records',
   });
 
   it('a file of several records: each is a thread, the first by default, labelled with its question', () => {
-    const text = `${original(RECORDS.toolcalling).toString('utf8').trim()}\n\n${original(RECORDS.code).toString('utf8')}`;
+    const text = `${recordBytes(RECORDS.toolcalling).toString('utf8').trim()}\n\n${recordBytes(RECORDS.code).toString('utf8')}`;
     const first = read(text);
     expect(first.entries).toHaveLength(12);
     expect(first.thread).toBe('0');
@@ -132,7 +114,9 @@ describe.skipIf(skipFixtures)('smolagents reader on the real benchmark records',
   });
 
   it('a malformed record is refused naming it; the other records stay readable', () => {
-    const broken = JSON.parse(original(RECORDS.code).toString('utf8')) as { intermediate_steps: unknown[] };
+    const broken = JSON.parse(recordBytes(RECORDS.code).toString('utf8')) as {
+      intermediate_steps: unknown[];
+    };
     broken.intermediate_steps[5] = {
       role: 'tool-call',
       content: [
@@ -142,7 +126,7 @@ describe.skipIf(skipFixtures)('smolagents reader on the real benchmark records',
         },
       ],
     };
-    const text = `${original(RECORDS.toolcalling).toString('utf8').trim()}\n${JSON.stringify(broken)}\n`;
+    const text = `${recordBytes(RECORDS.toolcalling).toString('utf8').trim()}\n${JSON.stringify(broken)}\n`;
     expect(() => read(text, '1')).toThrow(TranscriptFormatError);
     expect(() => read(text, '1')).toThrow(
       /record 1 \(line 2\) cannot be read: intermediate_steps\[5\]: the calls after "Calling tools:" cannot be read/,
@@ -159,12 +143,10 @@ describe.skipIf(skipFixtures)('smolagents reader on the real benchmark records',
       'coding-codex-vscode-gomod.jsonl',
       'customer-service-tau2-telecom.json',
     ])
-      expect(
-        smolagentsReader.mismatch(sessionFile(other, readFileSync(join(ORIGINALS, other)))),
-      ).toBeDefined();
-    const converted = readFileSync(join(SESSIONS_DIR, `${RECORDS.code}.openai.json`));
-    expect(smolagentsReader.mismatch(sessionFile('c.json', converted))).toBe('no intermediate_steps');
-    expect(readSession(sessionFile('c.json', converted)).format).toBe('openai-chat');
+      expect(smolagentsReader.mismatch(sessionFile(other, readFileSync(original(other))))).toBeDefined();
+    const handFile = readFileSync(conversion(`${RECORDS.code}.openai.json`));
+    expect(smolagentsReader.mismatch(sessionFile('c.json', handFile))).toBe('no intermediate_steps');
+    expect(readSession(sessionFile('c.json', handFile)).format).toBe('openai-chat');
   });
 });
 
@@ -189,11 +171,11 @@ describe('smolagents reader on written records', () => {
       { role: 'system', content: 'S' },
       { role: 'user', content: 'hi' },
     ]);
-    expect(smolagentsReader.mismatch(sessionFile('chat.json', bytes(chat)))).toBe(
+    expect(smolagentsReader.mismatch(textFile('chat.json', chat))).toBe(
       'a list that holds no smolagents memory step',
     );
     const old = JSON.stringify({ question: 'Q', intermediate_steps: '[ActionStep(step_number=1, ...)]' });
-    expect(smolagentsReader.mismatch(sessionFile('old.jsonl', bytes(`${old}\n${old}\n`)))).toMatch(
+    expect(smolagentsReader.mismatch(textFile('old.jsonl', `${old}\n${old}\n`))).toMatch(
       /^line 1: intermediate_steps is text/,
     );
   });
@@ -263,13 +245,7 @@ describe('smolagents reader on written records', () => {
 
   it('counts images by OpenAI rule, never their base64 as text', () => {
     // A 1x1 PNG header claiming 1024x2048: fit 2048, shortest side to 768 -> 768x1536 = 2x3 tiles.
-    const png = Buffer.alloc(33);
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(png);
-    png.writeUInt32BE(13, 8);
-    png.write('IHDR', 12, 'latin1');
-    png.writeUInt32BE(1024, 16);
-    png.writeUInt32BE(2048, 20);
-    const dataUrl = `data:image/png;base64,${png.toString('base64')}${'A'.repeat(40_000)}`;
+    const dataUrl = `data:image/png;base64,${pngBase64(1024, 2048, 30_000)}`;
     const { entries } = read(
       record([
         {

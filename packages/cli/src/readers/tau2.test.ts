@@ -1,24 +1,19 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { entryText, fromOpenAIChat, type OpenAIMessage, type Part } from '@baton/core';
-import { skipUnless } from '@baton/test-support/skip-unless.ts';
-import { SESSIONS_DIR } from '@baton/test-support/transcripts.ts';
-import { afterAll, describe, expect, it } from 'vitest';
+import { entryText, fromOpenAIChat, type Part } from '@baton/core';
+import { describe, expect, it } from 'vitest';
 import { readSession } from '../formats.ts';
-import { main } from '../main.ts';
 import { modelCalls } from '../replay.ts';
+import { conversion, converted, original, skipWithoutCorpus } from './corpus.test-support.ts';
+import { runCli, scratchDir, textFile } from './fixtures.test-support.ts';
 import { sessionFile, TranscriptFormatError } from './session-file.ts';
 import { tau2Reader } from './tau2.ts';
 
-/** ../shared/corpus/sessions/originals: the real files (never copied into the repository). */
-const ORIGINALS = join(SESSIONS_DIR, '../originals/');
-const haveOriginals = existsSync(ORIGINALS) && existsSync(SESSIONS_DIR);
-const MISSING = `../shared/corpus/sessions (originals and openai) not found at ${join(SESSIONS_DIR, '..')}: tau2 fixture tests`;
-const skipFixtures = skipUnless(haveOriginals, MISSING);
+const skipFixtures = skipWithoutCorpus('tau2 fixture tests');
+const dir = scratchDir('tau2');
 
 const NAME = 'customer-service-tau2-telecom';
-const FILE = join(ORIGINALS, `${NAME}.json`);
+const FILE = original(`${NAME}.json`);
 
 type Json = Record<string, unknown>;
 interface Results {
@@ -27,11 +22,7 @@ interface Results {
   simulations: { id: string; task_id: string; messages: Json[] }[];
 }
 const results = () => JSON.parse(readFileSync(FILE, 'utf8')) as Results;
-const asFile = (value: unknown) =>
-  sessionFile('results.json', new TextEncoder().encode(JSON.stringify(value)));
-
-const dir = mkdtempSync(join(tmpdir(), 'baton-tau2-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const asFile = (value: unknown) => textFile('results.json', JSON.stringify(value));
 
 /** The hand conversion writes `content: ""` beside a tool call; tau2 sends null there, and the reader no text part. */
 const withoutEmptyText = (parts: Part[]) => parts.filter((p) => !(p.type === 'text' && p.text === ''));
@@ -40,13 +31,7 @@ describe.skipIf(skipFixtures)('tau2 reader on the real results file', () => {
   it("reads the agent's view as the hand conversion: 43 messages, same roles, calls and text", () => {
     const transcript = readSession(sessionFile(FILE));
     expect(transcript.format).toBe('tau2');
-    const expected = fromOpenAIChat(
-      (
-        JSON.parse(readFileSync(join(SESSIONS_DIR, `${NAME}.openai.json`), 'utf8')) as {
-          messages: OpenAIMessage[];
-        }
-      ).messages,
-    );
+    const expected = fromOpenAIChat(converted(`${NAME}.openai.json`));
     expect(transcript.entries).toHaveLength(43);
     expect(transcript.entries.map((e) => e.role)).toEqual(expected.map((e) => e.role));
     const calls = (entries: typeof expected) =>
@@ -100,10 +85,8 @@ describe.skipIf(skipFixtures)('tau2 reader on the real results file', () => {
 
   it('replays end to end: exit 0, a model call per agent message', async () => {
     const out = join(dir, 'tau2.html');
-    const said: string[] = [];
-    const io = { out: (t: string) => said.push(t), err: (t: string) => said.push(t), isTTY: false };
-    const code = await main(['replay', FILE, '--window', '16k', '--report', out], io);
-    expect(code, said.join('')).toBe(0);
+    const run = await runCli(['replay', FILE, '--window', '16k', '--report', out]);
+    expect(run.code, run.output).toBe(0);
     const agent = results().simulations[0]!.messages.filter((m) => m.role === 'assistant');
     // 20 generated turns, plus tau2's scripted greeting (cost 0, no usage), which no model made.
     const generated = agent.filter((m) => typeof m.cost === 'number' && m.cost > 0);
@@ -153,10 +136,10 @@ describe.skipIf(skipFixtures)('tau2 reader on the real results file', () => {
 
   it('claims no other session file, and no reader but this one claims it', () => {
     for (const other of ['coding-claude-code-gomod.jsonl', 'research-smolagents-toolcalling-gaia.jsonl'])
-      expect(tau2Reader.mismatch(sessionFile(other, readFileSync(join(ORIGINALS, other))))).toBeDefined();
-    const converted = sessionFile('c.json', readFileSync(join(SESSIONS_DIR, `${NAME}.openai.json`)));
-    expect(tau2Reader.mismatch(converted)).toBe('no simulations list');
-    expect(readSession(converted).format).toBe('openai-chat');
+      expect(tau2Reader.mismatch(sessionFile(other, readFileSync(original(other))))).toBeDefined();
+    const handFile = sessionFile('c.json', readFileSync(conversion(`${NAME}.openai.json`)));
+    expect(tau2Reader.mismatch(handFile)).toBe('no simulations list');
+    expect(readSession(handFile).format).toBe('openai-chat');
   });
 });
 
