@@ -292,21 +292,13 @@ export async function replay(
       if (tokens > budget) s.overBudget++;
       if (!opened) s.openingLost++;
     };
-    tally(
-      'baton',
-      record.baton,
-      prepared.outcome === 'compacted',
-      keepsOpening(prepared.entries),
-      prepared.outcome === 'unfit',
-    );
+    // The two Baton runs: compacted or unfit as their own outcome says.
+    for (const [key, run, tokens] of [
+      ['baton', prepared, record.baton],
+      ['interval', fixedRun, record.interval],
+    ] as const)
+      tally(key, tokens, run.outcome === 'compacted', keepsOpening(run.entries), run.outcome === 'unfit');
     tally('none', none, false, true);
-    tally(
-      'interval',
-      record.interval,
-      fixedRun.outcome === 'compacted',
-      keepsOpening(fixedRun.entries),
-      fixedRun.outcome === 'unfit',
-    );
     tally('deleteOldest', window.tokens, false, !openingSaid || openingAt >= window.first);
     onStep?.(record, calls.length);
   }
