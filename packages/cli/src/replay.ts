@@ -257,7 +257,8 @@ export async function replay(
     retention.baton.record(at, promptText(prepared), {
       overBudget: prepared.tokens.after > budget || prepared.outcome === 'unfit',
     });
-    retention.none.record(at, promptText({ entries: history }), { overBudget: none > budget });
+    // The whole history: it holds every identifier an earlier message showed.
+    retention.none.record(at, () => true, { overBudget: none > budget });
     retention.interval.record(at, promptText(fixedRun), {
       overBudget: fixedRun.tokens.after > budget || fixedRun.outcome === 'unfit',
     });

@@ -65,18 +65,21 @@ export function referenceRetention(entries: readonly Entry[]) {
 
   /**
    * Scores one call: `prompt` is everything the model received (system prompt, messages,
-   * notices) as text; `recallable` says whether the policy can still bring an identifier back.
+   * notices) as text, or a test of whether it holds an identifier (a prompt that holds the
+   * whole history holds every one: building its text on every call is quadratic);
+   * `recallable` says whether the policy can still bring an identifier back.
    */
   function record(
     at: number,
-    prompt: string,
+    prompt: string | ((identifier: string) => boolean),
     {
       overBudget = false,
       recallable,
     }: { overBudget?: boolean; recallable?: (identifier: string) => boolean } = {},
   ): Array<NeededReference & { inPrompt: boolean }> {
+    const holds = typeof prompt === 'string' ? (identifier: string) => prompt.includes(identifier) : prompt;
     return needed(at).map(({ identifier, firstAt }) => {
-      const inPrompt = !overBudget && prompt.includes(identifier);
+      const inPrompt = !overBudget && holds(identifier);
       const canRecall = inPrompt || recallable?.(identifier) === true;
       const distance = distanceOf(at - firstAt);
       for (const counts of [totals, totals.byDistance[distance]]) {
