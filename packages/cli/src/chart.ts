@@ -12,6 +12,9 @@ export const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 export const fmtShort = (n: number) =>
   n >= 99_950 ? `${fmt(n / 1_000)}k` : n >= 1_000 ? `${(n / 1_000).toFixed(1).replace(/\.0$/, '')}k` : fmt(n);
 
+/** An axis label that fits the 70 px left margin: `9,500,000`, then `12M`, `200M`. */
+const axisLabel = (n: number) => (n >= 10_000_000 ? `${Number((n / 1_000_000).toFixed(1))}M` : fmt(n));
+
 /** Each policy's line, the same in every chart; Baton's last, drawn on top. */
 export const SERIES: ReadonlyArray<{ key: PolicyKey; color: string; width: number }> = [
   { key: 'none', color: '#9aa0a6', width: 1.5 },
@@ -101,7 +104,7 @@ export interface Plot {
  * p.svg('context tokens per step', [p.line('series', 'baton', values, 'Baton')]);
  */
 export function plot(steps: number, max: number, options: PlotOptions = {}): Plot {
-  const { tick = fmt, id = 'plot', right: padRight = 20, top: padTop = 20 } = options;
+  const { tick = axisLabel, id = 'plot', right: padRight = 20, top: padTop = 20 } = options;
   const pad = { left: 70, right: padRight, top: padTop, bottom: 40 };
   const step = niceStep(max);
   const top = Math.max(step, Math.ceil(max / step - 1e-9) * step);
