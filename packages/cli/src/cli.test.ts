@@ -291,7 +291,7 @@ describe('the baton binary', () => {
     expect(html).toContain('targetAt');
     // One row per step, naming its kinds of event.
     expect(html).toMatch(/<td>\d+<\/td><td>stage-completed(, [a-z-]+)*<\/td>/);
-    expect(result.stdout).toMatch(/\d+ entries archived/);
+    expect(result.stdout).toMatch(/\d+ (entry|entries) archived/);
   });
 
   it('prints what each policy cost, in USD only when --model names a priced model', async () => {

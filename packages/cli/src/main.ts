@@ -46,7 +46,8 @@ class InputError extends Error {
 
 const codeOf = (error: unknown) => (error as { code?: unknown }).code;
 
-const plural = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
+const plural = (n: number, one: string, many = `${one}s`) =>
+  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /** C0 and C1 control characters, but newline and tab. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
@@ -219,7 +220,7 @@ async function runReplay(file: string, values: Record<string, string | undefined
   await (store as { close?: () => Promise<void> } | undefined)?.close?.();
   io.out(`\n${summaryTable(result)}\n\n${unfitNote(result)}${retentionNote(result)}\n${costNote(result)}\n`);
   io.out(
-    `\n${result.archived} entries archived (recallable verbatim)${result.probes ? `, ${result.probes} probes` : ''}.\n`,
+    `\n${plural(result.archived, 'entry', 'entries')} archived (recallable verbatim)${result.probes ? `, ${plural(result.probes, 'probe')}` : ''}.\n`,
   );
   if (values.report) {
     writeFileSync(

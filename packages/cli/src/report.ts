@@ -9,7 +9,7 @@ import { retentionNote, retentionShare } from './retention.ts';
 export function describeEvent(event: BatonEvent): string | undefined {
   switch (event.type) {
     case 'stage-completed':
-      return `${event.stage}: ${fmt(event.tokensBefore)} → ${fmt(event.tokensAfter)} tokens, ${event.entriesAffected} entries`;
+      return `${event.stage}: ${fmt(event.tokensBefore)} → ${fmt(event.tokensAfter)} tokens, ${event.entriesAffected} ${event.entriesAffected === 1 ? 'entry' : 'entries'}`;
     case 'probe-decided':
       return `probe (${event.rubric}): ${event.decision}${event.error ? ` (failed: ${event.error})` : ''}`;
     case 'self-compacted':
