@@ -49,8 +49,9 @@ export function checkedStore<S extends Store>(store: S): S {
     }
     return undefined;
   };
-  return {
-    ...store,
+  // The checks shadow the store's methods; everything else (close, migrate, a class's prototype
+  // methods) is reached through the prototype, so a class-based store keeps all of it.
+  const checked: Store = {
     getDocument(namespace, key) {
       const problem = ids(['namespace', namespace], ['key', key]);
       return problem ? refuse(problem, 'key') : store.getDocument(namespace, key);
@@ -104,4 +105,5 @@ export function checkedStore<S extends Store>(store: S): S {
       return store.searchArchive(sessionId, query, limit);
     },
   };
+  return Object.assign(Object.create(store) as S, checked);
 }

@@ -100,13 +100,17 @@ export function dataUrlBase64(url: string): string | undefined {
 
 /** Anthropic scales an image down until its long edge is at most this many pixels. */
 export const ANTHROPIC_MAX_EDGE = 1568;
-/** ...and it holds at most about this many pixels (Anthropic's vision docs: "about 1.15 megapixels"). */
-export const ANTHROPIC_MAX_PIXELS = 1_150_000;
+/**
+ * ...and it holds at most about this many pixels. The docs say "about 1.15 megapixels", but
+ * their own table leaves 1092x1092 (1.19 MP, about 1,590 tokens) unresized: the larger bound
+ * is taken, so a count never falls below the bill.
+ */
+export const ANTHROPIC_MAX_PIXELS = 1092 * 1092;
 
 /**
  * Anthropic's rule (docs, "Vision": calculate image costs): an image is first scaled down,
- * aspect kept, to fit a 1568 px long edge and about 1.15 megapixels, then costs
- * `ceil(width * height / 750)` tokens. 1000x800 costs 1067; anything large about 1530.
+ * aspect kept, to fit a 1568 px long edge and about 1.19 megapixels, then costs
+ * `ceil(width * height / 750)` tokens. 1000x800 costs 1067; anything large about 1590.
  *
  * @example anthropicImageTokens({ width: 1000, height: 800 }) // 1067
  */

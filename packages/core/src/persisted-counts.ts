@@ -5,6 +5,13 @@ import type { TokenCounter } from './token-counter.ts';
 import { contentHashOf, type Entry } from './transcript.ts';
 
 const NAMESPACE = 'baton/counts';
+/**
+ * The counting rules the stored counts were made with: bumped whenever the counter counts the
+ * same content differently (2: images by their size, not their base64 as text), so counts a
+ * session stored before are recounted instead of trusted.
+ */
+const COUNT_RULES = 2;
+
 /** Counts written at once, at the least: a long conversation is written O(log n) times, not every call. */
 const MIN_BATCH = 32;
 
@@ -34,6 +41,11 @@ export class PersistedCounts {
     private readonly counter: TokenCounter,
   ) {}
 
+  /** The tokenizer, the counting rules and the flat cost of opaque parts: counts made under others are not reused. */
+  private rulesKey(): string {
+    return `${this.counter.tokenizer.name}|rules ${COUNT_RULES}|opaque ${this.counter.opaqueTokens}`;
+  }
+
   /** Seeds the counter with this session's stored counts (the first call of a process only). */
   async load(emit: (event: BatonEvent) => void): Promise<void> {
     if (this.loaded) return;
@@ -43,7 +55,7 @@ export class PersistedCounts {
       if (!stored) return;
       this.version = stored.version;
       const { tokenizer, counts } = stored.value ?? {};
-      if (tokenizer !== this.counter.tokenizer.name || typeof counts !== 'object' || counts === null) return;
+      if (tokenizer !== this.rulesKey() || typeof counts !== 'object' || counts === null) return;
       for (const [hash, tokens] of Object.entries(counts)) {
         if (!Number.isInteger(tokens) || tokens < 0) continue;
         this.saved.set(hash, tokens);
@@ -64,7 +76,7 @@ export class PersistedCounts {
     if (fresh.length < Math.max(MIN_BATCH, this.saved.size / 10)) return;
     const next = new Map([...this.saved, ...fresh]);
     const value: CountsDocument = {
-      tokenizer: this.counter.tokenizer.name,
+      tokenizer: this.rulesKey(),
       counts: Object.fromEntries(next),
     };
     try {

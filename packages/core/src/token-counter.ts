@@ -34,7 +34,8 @@ export class TokenCounter {
 
   constructor(
     readonly tokenizer: Tokenizer,
-    private readonly opaqueTokens: number,
+    /** Tokens of an opaque part that reports none and is not an image Baton can size. */
+    readonly opaqueTokens: number,
   ) {}
 
   /** Uncalibrated tokens of one entry, framing included. */
@@ -76,7 +77,9 @@ export class TokenCounter {
           else {
             // An image the host sent inline costs what its size costs, not a flat estimate.
             const media = outputMedia(part.value);
-            tokens += media ? mediaTokens(media, this.opaqueTokens) : this.opaqueTokens;
+            tokens += media
+              ? mediaTokens(media, this.opaqueTokens, (text) => this.tokenizer.count(text))
+              : this.opaqueTokens;
           }
           break;
         }

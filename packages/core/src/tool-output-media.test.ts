@@ -32,6 +32,7 @@ function screenshot(width: number, height: number, seed = 1): string {
 }
 
 const counter = () => new TokenCounter(gptTokenizer('o200k_base'), 512);
+const words = (n: number) => Array.from({ length: n }, (_, i) => `line${i % 89}`).join(' ');
 const png = screenshot(400, 300); // Anthropic: 400 * 300 / 750 = 160; OpenAI high: 85 + 170 = 255
 
 /** The shapes hosts put a tool's image in. */
@@ -64,21 +65,45 @@ describe('images in tool outputs and opaque parts', () => {
     expect(counter().raw(asText)).toBeGreaterThan(100_000);
   });
 
-  it('counts an inline image part by its size, a file or an image behind a URL at opaqueTokens', () => {
+  it('never counts below the bill: an unknown size at the image cap, a PDF as its base64, a text document as text', () => {
     const framing = counter().raw(
       createEntry(1, 'user', [{ type: 'opaque', kind: 'x', value: 0, tokens: 0 }]),
     );
     const count = (value: unknown) =>
       counter().raw(createEntry(1, 'user', [{ type: 'opaque', kind: 'image', value }])) - framing;
-    const big = screenshot(1600, 1200); // Anthropic scales to about 1.15 MP: about 1,530 tokens
+    const big = screenshot(1600, 1200); // Anthropic scales to about 1.19 MP: about 1,590 tokens
     expect(count({ type: 'image_url', image_url: { url: `data:image/png;base64,${big}` } })).toBeGreaterThan(
-      1_400,
+      1_500,
     );
-    expect(count({ type: 'image_url', image_url: { url: 'https://example.com/a.png' } })).toBe(512);
+    // An image behind a URL may be any size: counted at the cap, not at opaqueTokens.
+    expect(count({ type: 'image_url', image_url: { url: 'https://example.com/a.png' } })).toBe(1_600);
+    // A PDF's cost depends on its pages: its base64 as text is the upper bound.
+    const pdf = Buffer.from(`%PDF-1.4 ${'x'.repeat(3_000)}`).toString('base64');
     expect(
-      count({ type: 'file', mediaType: 'application/pdf', data: { type: 'data', data: 'JVBERi0x' } }),
-    ).toBe(512);
+      count({ type: 'file', mediaType: 'application/pdf', data: { type: 'data', data: pdf } }),
+    ).toBeGreaterThan(500);
+    // A document with a text source is text.
+    const log = words(2_000);
+    const asDocument = createEntry(1, 'tool', [
+      {
+        type: 'tool-result',
+        callId: 'c',
+        name: 'read',
+        output: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: log } }],
+      },
+    ]);
+    expect(counter().raw(asDocument)).toBeGreaterThan(gptTokenizer('o200k_base').count(log));
     expect(outputMedia({ type: 'text', text: 'not media' })).toBeUndefined();
+  });
+
+  it('a JSON output that nests an image-shaped object is text to the model, counted as text', () => {
+    const nested = {
+      screenshot: { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+    };
+    const entry = createEntry(1, 'tool', [
+      { type: 'tool-result', callId: 'c', name: 'state', output: nested },
+    ]);
+    expect(counter().raw(entry)).toBeGreaterThan(100_000);
   });
 
   it('a step with a screenshot does not look over the budget, and an old screenshot folds with its result', async () => {

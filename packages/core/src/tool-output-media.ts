@@ -45,6 +45,8 @@ export function outputMedia(node: unknown): OutputMedia | undefined {
       return { mediaType: text(node.mediaType), base64: bytes(node.data) };
     case 'image':
     case 'document':
+      // A document with a text source is text to the model, counted as text.
+      if (isObject(node.source) && node.source.type === 'text') return undefined;
       // LangChain's standard blocks: { type: 'image', source_type: 'base64', data, mime_type }.
       if (
         typeof node.data === 'string' &&
@@ -79,14 +81,18 @@ export function imageTokens(size: ImageSize | undefined, fallback: number): numb
   return size ? Math.max(anthropicImageTokens(size), openAIImageTokens(size, 'high')) : fallback;
 }
 
-/** What a tool output is to the model: its text with media left out, and the media in it. */
+/** What a tool output is to the model: its text with the media of its content list left out, and those media. */
 export function splitOutputMedia(output: object): { text: string; media: OutputMedia[] } {
   const media: OutputMedia[] = [];
+  // Only the parts of a content list are media (an AI SDK `content` output, an Anthropic
+  // tool_result's blocks, an OpenAI tool message's parts): a JSON value that merely nests an
+  // image-shaped object is sent to the model as text, and counted as text.
+  const parts = new Set<unknown>(Array.isArray(output) ? output : []);
   let text: string;
   try {
     text =
       JSON.stringify(output, (_key, value: unknown) => {
-        const found = outputMedia(value);
+        const found = parts.has(value) ? outputMedia(value) : undefined;
         if (!found) return value;
         media.push(found);
         return `[${found.mediaType ?? 'media'}]`;
@@ -97,12 +103,24 @@ export function splitOutputMedia(output: object): { text: string; media: OutputM
   return { text, media };
 }
 
-/** Tokens of one media item: an image by its size, anything else (a PDF, an image behind a URL) at `fallback`. */
-export function mediaTokens(item: OutputMedia, fallback: number): number {
+/** What an image costs at most when its size cannot be read: Anthropic's cap (about 1.19 MP), above OpenAI's high-detail maximum (1,445). */
+export const UNKNOWN_IMAGE_TOKENS = 1_600;
+
+/**
+ * Tokens of one media item, never below what a provider bills for it: an image by its size
+ * (`UNKNOWN_IMAGE_TOKENS` when the size cannot be read); another file with inline bytes (a PDF)
+ * as its base64 text, an upper bound, since what it costs depends on its pages; a file behind a
+ * URL or a provider reference at `fallback`, the only estimate there is.
+ */
+export function mediaTokens(
+  item: OutputMedia,
+  fallback: number,
+  countText: (text: string) => number,
+): number {
   const isImage = item.mediaType === undefined || item.mediaType.startsWith('image/');
-  return isImage && item.base64 !== undefined
-    ? imageTokens(base64ImageSize(item.base64), fallback)
-    : fallback;
+  if (item.base64 === undefined) return isImage ? UNKNOWN_IMAGE_TOKENS : fallback;
+  if (!isImage) return countText(item.base64);
+  return imageTokens(base64ImageSize(item.base64), UNKNOWN_IMAGE_TOKENS);
 }
 
 /**

@@ -45,6 +45,8 @@ describe('superseded results', () => {
       { name: 'bash', input: { cmd: 'pytest' }, output: page('all passed') }, // 5: its output repeated at 6
       { name: 'read_file', input: { path: 'b.py' }, output: page('all passed') }, // repeats 5's output verbatim
       { name: 'read_file', input: { path: 'c.py' }, output: page('c') },
+      { name: 'bash', input: { cmd: 'make' }, output: page('make failed'), isError: true }, // 8: not resolved by...
+      { name: 'bash', input: { cmd: 'ls' }, output: page('listing') }, // ...another command
     ]);
     const stale = supersededResults(buildGroups(entries, { pinnedTools: new Set() }));
     expect([...stale].map((e) => e.key).sort()).toEqual(
