@@ -84,6 +84,42 @@ describe('what a first run trips over', () => {
     expect(unknown.err).toContain("--model: 'gpt-9000' is not in the model catalog; pass --window");
   });
 
+  it('never writes into the transcript or another application’s database', async () => {
+    const { DatabaseSync } = await import('node:sqlite');
+    const appDb = join(dir, 'mastra.db');
+    const db = new DatabaseSync(appDb);
+    db.exec('CREATE TABLE mastra_messages (id TEXT PRIMARY KEY, content TEXT)');
+    db.close();
+    const foreign = await baton('replay', path, '--window', '8k', '--store', `sqlite:${appDb}`);
+    expect(foreign.code).toBe(2);
+    expect(foreign.err).toContain("is another application's database (tables mastra_messages)");
+    const onInput = await baton('replay', path, '--window', '8k', '--report', path);
+    expect(onInput.code).toBe(2);
+    expect(onInput.err).toContain('--report: that is the transcript itself');
+  });
+
+  it('escapes control characters a session file puts in tool names and previews', async () => {
+    const evil = join(dir, 'evil.json');
+    writeFileSync(
+      evil,
+      JSON.stringify([
+        { role: 'user', content: 'go' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'c', type: 'function', function: { name: 'x\u001b]52;c;aGk=\u0007', arguments: '{}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c', content: '\u001b[2Jcleared' },
+      ]),
+    );
+    const run = await baton('inspect', evil);
+    expect(run.code).toBe(0);
+    expect(run.out).not.toMatch(/\u001b|\u0007/);
+    expect(run.out).toContain('\\u001b');
+  });
+
   it('answers --version, an empty file and a mistyped option in one line each', async () => {
     const version = await baton('--version');
     expect(version.code).toBe(0);

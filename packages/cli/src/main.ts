@@ -8,6 +8,7 @@ import { costNote } from './cost-report.ts';
 import { FORMATS, readSession, type Transcript, TranscriptFormatError } from './formats.ts';
 import { inspectTranscript } from './inspect.ts';
 import { sessionFile } from './readers/session-file.ts';
+import { sqliteTableNames } from './readers/sqlite-file.ts';
 import { modelCalls, REPLAY_SESSION, replay } from './replay.ts';
 import { progress, retentionNote, summaryTable, unfitNote } from './replay-text.ts';
 import { renderReport } from './report.ts';
@@ -136,6 +137,28 @@ function parseWindow(raw: string | undefined): number | undefined {
 }
 
 /**
+ * Refuses a `--store` path that is the transcript itself, or a SQLite database of someone
+ * else's (an app's Mastra or LangGraph file): Baton would switch it to WAL mode and add its
+ * tables to it. A new file, or one Baton made, is fine.
+ */
+function checkStorePath(path: string, transcript: string): void {
+  if (resolve(path) === resolve(transcript))
+    throw new InputError('--store: that is the transcript itself; give a new file');
+  let tables: string[];
+  try {
+    if (!statSync(path).isFile() || statSync(path).size === 0) return;
+    tables = sqliteTableNames(path);
+  } catch {
+    return; // missing, or not a database: checkWritable and checkStore say so
+  }
+  const foreign = tables.filter((name) => !name.startsWith('baton_') && !name.startsWith('sqlite_'));
+  if (foreign.length > 0)
+    throw new InputError(
+      `--store: ${path} is another application's database (tables ${foreign.slice(0, 4).join(', ')}); give a new file`,
+    );
+}
+
+/**
  * Opens the store before the replay and refuses one it cannot use: a file that is not a SQLite
  * database (found only at the end otherwise, as a stack trace), or one that holds a replay
  * already (a second replay into it would resume the first and show other numbers).
@@ -171,7 +194,12 @@ function parseStore(raw: string | undefined): Store | undefined {
 
 async function runReplay(file: string, values: Record<string, string | undefined>, io: Io): Promise<void> {
   const transcript = readTranscript(file, values.thread);
-  if (values.report !== undefined) checkWritable('--report', values.report);
+  if (values.report !== undefined) {
+    if (resolve(values.report) === resolve(file))
+      throw new InputError('--report: that is the transcript itself; give another path');
+    checkWritable('--report', values.report);
+  }
+  if (values.store?.startsWith('sqlite:')) checkStorePath(values.store.slice('sqlite:'.length), file);
   const rubric = values['self-compact'];
   if (rubric !== undefined && !(rubric in RUBRICS))
     throw new UsageError(
@@ -205,19 +233,23 @@ async function runReplay(file: string, values: Record<string, string | undefined
   );
   for (const name of pinned.filter((tool) => !called.has(tool)))
     io.err(`note: --pinned ${printable(name)}: no call in this file uses a tool of that name\n`);
-  const result = await replay(
-    transcript.entries,
-    {
-      ...(contextWindow ? { contextWindow } : {}),
-      ...(values.model ? { model: values.model } : {}),
-      pinned,
-      ...(rubric ? { selfCompact: rubric as RubricName } : {}),
-      ...(store ? { store } : {}),
-      interval,
-    },
-    progress(io),
-  );
-  await (store as { close?: () => Promise<void> } | undefined)?.close?.();
+  let result: Awaited<ReturnType<typeof replay>>;
+  try {
+    result = await replay(
+      transcript.entries,
+      {
+        ...(contextWindow ? { contextWindow } : {}),
+        ...(values.model ? { model: values.model } : {}),
+        pinned,
+        ...(rubric ? { selfCompact: rubric as RubricName } : {}),
+        ...(store ? { store } : {}),
+        interval,
+      },
+      progress(io),
+    );
+  } finally {
+    await (store as { close?: () => Promise<void> } | undefined)?.close?.();
+  }
   io.out(`\n${summaryTable(result)}\n\n${unfitNote(result)}${retentionNote(result)}\n${costNote(result)}\n`);
   io.out(
     `\n${plural(result.archived, 'entry', 'entries')} archived (recallable verbatim)${result.probes ? `, ${plural(result.probes, 'probe')}` : ''}.\n`,
@@ -257,19 +289,19 @@ function runInspect(file: string, values: Record<string, string | undefined>, io
     'by tool (results):',
     ...report.byTool.map(
       (t) =>
-        `  ${t.tool.padEnd(24)} ${String(t.calls).padStart(5)} calls ${fmt(t.resultTokens).padStart(10)} tokens, largest ${fmt(t.largest)}`,
+        `  ${printable(t.tool).padEnd(24)} ${String(t.calls).padStart(5)} calls ${fmt(t.resultTokens).padStart(10)} tokens, largest ${fmt(t.largest)}`,
     ),
     '',
     'largest messages:',
     ...report.largest.map(
       (m) =>
-        `  #${String(m.index).padEnd(5)} ${m.role.padEnd(9)} ${fmt(m.tokens).padStart(8)} ${m.tool ? `[${m.tool}] ` : ''}${m.preview}`,
+        `  #${String(m.index).padEnd(5)} ${m.role.padEnd(9)} ${fmt(m.tokens).padStart(8)} ${m.tool ? `[${printable(m.tool)}] ` : ''}${printable(m.preview)}`,
     ),
     '',
     'pinning a tool keeps all its results verbatim; it would take:',
     ...report.pinning.map(
       (p) =>
-        `  ${p.tool.padEnd(24)} ${fmt(p.tokens).padStart(10)} tokens = ${(100 * p.shareOfBudget).toFixed(1)}% of the budget${p.shareOfBudget > 0.5 ? ' (too much to pin)' : ''}`,
+        `  ${printable(p.tool).padEnd(24)} ${fmt(p.tokens).padStart(10)} tokens = ${(100 * p.shareOfBudget).toFixed(1)}% of the budget${p.shareOfBudget > 0.5 ? ' (too much to pin)' : ''}`,
     ),
   ];
   io.out(`${readNotes(transcript)}${lines.join('\n')}\n`);

@@ -49,13 +49,28 @@ export function referenceRetention(entries: readonly Entry[]) {
   /** References recorded as neither in the prompt nor recallable, for `scoreRecall`. */
   let unrecalled: Array<{ identifier: string; distance: Distance }> = [];
 
+  /**
+   * Where an identifier first appears before `at`, or -1. The first occurrence in the whole
+   * transcript does not depend on `at`, so each identifier is searched for once, not on every
+   * call that uses it (which was quadratic in a long session).
+   */
+  const firstIndex = new Map<string, number>();
+  const firstSeen = (identifier: string, at: number): number => {
+    let first = firstIndex.get(identifier);
+    if (first === undefined) {
+      first = texts.findIndex((text) => text.includes(identifier));
+      firstIndex.set(identifier, first);
+    }
+    return first >= 0 && first < at ? first : -1;
+  };
+
   /** What the call producing `entries[at]` needed from earlier tool results and user messages. */
   function needed(at: number): NeededReference[] {
     const answer = entries[at];
     if (!answer) return [];
     const references: NeededReference[] = [];
     for (const identifier of entryIdentifiers(answer)) {
-      const firstAt = texts.findIndex((text, i) => i < at && text.includes(identifier));
+      const firstAt = firstSeen(identifier, at);
       const source = entries[firstAt];
       if (source && (source.role === 'tool' || source.role === 'user'))
         references.push({ identifier, firstAt });

@@ -77,7 +77,7 @@ function parseJson(text: string, what: string): unknown {
 function decode(type: unknown, data: unknown, what: string): unknown {
   if (type !== null && type !== undefined && type !== 'json')
     throw new TranscriptFormatError(
-      `${what} is stored as ${JSON.stringify(type)}, not JSON: it was written with a custom serializer Baton cannot read`,
+      `${what} is stored as ${JSON.stringify(type)}, not JSON: Python's SqliteSaver writes msgpack by default, and other serializers are not read either (the JS checkpointer's JSON is)`,
     );
   const text =
     typeof data === 'string' ? data : data instanceof Uint8Array ? new TextDecoder().decode(data) : '';
@@ -145,13 +145,15 @@ function readSqlite(file: SessionFile, options: ReadOptions): Transcript {
          WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
       )
       .get(thread.id) as unknown as CheckpointRow;
-    const writesAt = db.prepare(
-      `SELECT type, value FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ? AND channel = 'messages'
+    // A file without a writes table (an older or trimmed checkpointer) has no pending writes.
+    const writesAt = sqliteTables(db).has('writes')
+      ? db.prepare(
+          `SELECT type, value FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ? AND channel = 'messages'
        ORDER BY task_id, idx`,
-    );
-    const hasWrites = sqliteTables(db).has('writes');
+        )
+      : undefined;
     const messageWrites = (checkpointId: string): unknown[] =>
-      hasWrites
+      writesAt
         ? (
             writesAt.all(thread.id, checkpointId) as Array<{
               type: string | null;
@@ -181,10 +183,15 @@ function readSqlite(file: SessionFile, options: ReadOptions): Transcript {
       const steps: unknown[][] = [];
       let seed: Json[] = [];
       let parent = latestRow.parent_checkpoint_id;
-      while (parent) {
+      const visited = new Set<string>();
+      let wrote = false;
+      while (parent && !visited.has(parent)) {
+        visited.add(parent);
         const row = checkpointRow.get(thread.id, parent) as unknown as CheckpointRow | undefined;
         if (!row) break;
-        steps.push(messageWrites(row.checkpoint_id));
+        const step = messageWrites(row.checkpoint_id);
+        if (step.length > 0) wrote = true;
+        steps.push(step);
         const values = checkpointOf(row).channel_values;
         if ('messages' in values) {
           seed = channelList(values.messages);
@@ -192,6 +199,11 @@ function readSqlite(file: SessionFile, options: ReadOptions): Transcript {
         }
         parent = row.parent_checkpoint_id;
       }
+      // No ancestor held messages and no step wrote any: the graph has no messages channel.
+      if (seed.length === 0 && !wrote)
+        throw new TranscriptFormatError(
+          `thread ${JSON.stringify(thread.id)} has no messages channel in its checkpoints (a graph whose state is not MessagesAnnotation-like)`,
+        );
       messages = steps.reverse().flat().reduce(addMessages, seed);
       if (steps.length > 0)
         notes.push(`messages rebuilt from ${steps.length} steps of writes (a DeltaChannel)`);

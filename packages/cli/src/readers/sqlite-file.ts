@@ -25,8 +25,8 @@ function sqlite(): typeof import('node:sqlite') {
 }
 
 /**
- * Runs `use` on a session file's SQLite database, opened read-only and closed after. With no
- * write-ahead log beside it the file is opened `immutable`, so reading leaves nothing on disk;
+ * Runs `use` on a session file's SQLite database, opened read-only and closed after. A WAL-mode
+ * file with no write-ahead log beside it is opened `immutable`, so reading leaves nothing on disk;
  * with one (the app is running, or did not close its database) the log is read too.
  *
  * @example withSqlite(file, (db) => db.prepare('SELECT COUNT(*) AS n FROM checkpoints').get())
@@ -34,7 +34,10 @@ function sqlite(): typeof import('node:sqlite') {
 export function withSqlite<T>(file: SessionFile, use: (db: DatabaseSync) => T): T {
   const wal = `${file.path}-wal`;
   const live = existsSync(wal) && statSync(wal).size > 0;
-  const location = live ? file.path : `${pathToFileURL(resolve(file.path)).href}?immutable=1`;
+  // Immutable only for a WAL-mode database with no log (header bytes 18-19 are 2): a database
+  // in rollback-journal mode may be written by a running app, and immutable would read it torn.
+  const walMode = file.bytes[18] === 2 && file.bytes[19] === 2;
+  const location = live || !walMode ? file.path : `${pathToFileURL(resolve(file.path)).href}?immutable=1`;
   const db = new (sqlite().DatabaseSync)(location, { readOnly: true });
   try {
     return use(db);
@@ -79,4 +82,16 @@ export function missingTable(
   }
   const absent = columns.filter((c) => !found.has(c));
   return absent.length > 0 ? `its ${table} table has no ${absent.join(', ')} column` : undefined;
+}
+
+/** The table names of a SQLite file on disk, read-only (the CLI checks a `--store` path with it). */
+export function sqliteTableNames(path: string): string[] {
+  const db = new (sqlite().DatabaseSync)(path, { readOnly: true });
+  try {
+    return (
+      db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>
+    ).map((row) => row.name);
+  } finally {
+    db.close();
+  }
 }

@@ -164,8 +164,13 @@ function agentView(
       parts.push(part);
       pending.push(part);
     }
-    // tau2's fixed greeting: no model produced it (no usage, no raw response, cost 0).
-    const scripted = message.usage == null && message.raw_data == null && !message.cost;
+    // tau2's fixed greeting: before the user spoke, and no model produced it (no usage, no raw
+    // response, cost 0). A results file stripped of those fields still counts its later turns.
+    const scripted =
+      !drafts.some((d) => d.role === 'user') &&
+      message.usage == null &&
+      message.raw_data == null &&
+      !message.cost;
     drafts.push({ role: 'assistant', parts, ...(scripted ? { scripted: true as const } : {}) });
   }
   // Calls still open here are the run's last act (it stopped at max steps): nothing is missing after them.
