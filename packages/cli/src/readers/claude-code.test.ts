@@ -139,6 +139,47 @@ describe('claude-code reader', () => {
     );
   });
 
+  it('replays the active branch only: a rewind leaves the abandoned turns out, with a note', () => {
+    const s = session();
+    s.user('fix the parser');
+    const answer = s.block('m1', { type: 'text', text: 'Which parser?' });
+    s.user('the date parser'); // later rewound: the user edited this message
+    s.block('m2', { type: 'text', text: 'Looking at src/dates.ts' });
+    // The edit: a new user line hanging off the same answer, and the branch that follows it.
+    s.raw({
+      parentUuid: answer,
+      isSidechain: false,
+      sessionId: 's1',
+      type: 'user',
+      uuid: 'edit-1',
+      message: { role: 'user', content: 'the URL parser' },
+    });
+    s.raw({
+      parentUuid: 'edit-1',
+      isSidechain: false,
+      sessionId: 's1',
+      type: 'assistant',
+      uuid: 'edit-2',
+      message: {
+        id: 'm3',
+        role: 'assistant',
+        model: 'claude-sonnet-4',
+        content: [{ type: 'text', text: 'Looking at src/url.ts' }],
+      },
+    });
+    const transcript = read(s.text());
+    const texts = transcript.entries.map((e) =>
+      e.parts.map((p) => (p.type === 'text' ? p.text : '')).join(''),
+    );
+    expect(texts).toEqual(['fix the parser', 'Which parser?', 'the URL parser', 'Looking at src/url.ts']);
+    expect(transcript.notes?.join('\n')).toContain('2 line(s) of abandoned branches');
+    // Without a fork nothing is left out, whatever the chain.
+    const straight = session();
+    straight.user('a');
+    straight.block('m1', { type: 'text', text: 'b' });
+    expect(read(straight.text()).entries).toHaveLength(2);
+  });
+
   it('splits sub-agent sidechains by their parentUuid chains, even interleaved; main by default, each selectable', () => {
     const s = session();
     s.user('Build the app.');

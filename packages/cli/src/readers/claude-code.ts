@@ -28,12 +28,53 @@ interface ThreadBuild {
 /** What the reader left out or could only estimate, for the notes. */
 class Tally extends BlockTally {
   duplicates = 0;
+  abandoned = 0;
   readonly skipped = new Map<string, number>();
   compactSummaries = 0;
   synthetic = 0;
 }
 
 const list = (map: Map<string, number>) => [...map].map(([k, n]) => `${k} ${n}`).join(', ');
+
+/**
+ * Main-thread lines off the conversation's active branch. Claude Code's lines form a tree
+ * (`parentUuid`): rewinding or editing an earlier message starts a new branch and leaves the old
+ * one in the file, so file order would replay turns the model never saw together. The active
+ * branch is the path from the last conversation line back to the root (`logicalParentUuid`
+ * bridges a compaction boundary). Nothing is left out when there is no fork, or when the chain
+ * is broken before the root (an older or trimmed file): then file order is all there is.
+ */
+function abandonedLines(values: readonly unknown[]): Set<string> {
+  const main = values.filter(
+    (v): v is Json => isObject(v) && typeof v.uuid === 'string' && v.isSidechain !== true,
+  );
+  const byUuid = new Map(main.map((v) => [v.uuid as string, v]));
+  const children = new Map<string, number>();
+  for (const v of byUuid.values()) {
+    const parent = typeof v.parentUuid === 'string' ? v.parentUuid : undefined;
+    if (parent !== undefined && (v.type === 'user' || v.type === 'assistant'))
+      children.set(parent, (children.get(parent) ?? 0) + 1);
+  }
+  // Repeated lines (the same uuid twice) are not forks.
+  const forked = [...children.values()].some((n) => n > 1);
+  const last = main.findLast((v) => v.type === 'user' || v.type === 'assistant');
+  if (!forked || !last) return new Set();
+  const path = new Set<string>();
+  let at: Json | undefined = last;
+  while (at && !path.has(at.uuid as string)) {
+    path.add(at.uuid as string);
+    const parent =
+      typeof at.parentUuid === 'string'
+        ? at.parentUuid
+        : typeof at.logicalParentUuid === 'string'
+          ? at.logicalParentUuid
+          : undefined;
+    if (parent === undefined) break; // the root: the path is whole
+    at = byUuid.get(parent);
+    if (!at) return new Set(); // broken chain: keep file order
+  }
+  return new Set(main.map((v) => v.uuid as string).filter((uuid) => !path.has(uuid)));
+}
 
 /** The first words of a thread's opening request, for its label. */
 function opening(drafts: readonly Draft[]): string {
@@ -65,6 +106,10 @@ function notesOf(entries: readonly Entry[], tally: Tally, incompleteLine: number
     notes.push(`line ${incompleteLine} is incomplete (the session was still being written): skipped`);
   notes.push('no system prompt: Claude Code does not record its system prompt or tool schemas');
   if (tally.duplicates > 0) notes.push(`${tally.duplicates} duplicated line(s) (same uuid) dropped`);
+  if (tally.abandoned > 0)
+    notes.push(
+      `${tally.abandoned} line(s) of abandoned branches (a rewind or an edited message) left out: the model never saw them with the rest`,
+    );
   if (tally.skipped.size > 0) notes.push(`lines not sent to the model skipped: ${list(tally.skipped)}`);
   if (tally.compactSummaries > 0)
     notes.push(
@@ -157,6 +202,7 @@ export const claudeCodeReader: SessionReader = {
     };
 
     const seen = new Set<string>();
+    const abandoned = abandonedLines(lines.map((l) => l.value));
     for (const { value, line } of lines) {
       const where = `Claude Code session line ${line}`;
       if (!isObject(value)) throw new TranscriptFormatError(`${where}: not a JSON object`);
@@ -167,6 +213,10 @@ export const claudeCodeReader: SessionReader = {
           continue;
         }
         seen.add(uuid);
+        if (abandoned.has(uuid)) {
+          tally.abandoned++;
+          continue;
+        }
       }
       if (value.type !== 'user' && value.type !== 'assistant') {
         // Kept in the chains (a sidechain's next line may hang off it), never sent to the model.
