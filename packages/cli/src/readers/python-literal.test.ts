@@ -13,4 +13,11 @@ describe('parsePythonLiteral', () => {
     expect(() => parsePythonLiteral("[{'a': <object at 0x1>}]")).toThrow(/unexpected/);
     expect(() => parsePythonLiteral("['a'")).toThrow(/missing/);
   });
+
+  it("keeps a '__proto__' key as a key, never as the object's prototype", () => {
+    const parsed = parsePythonLiteral("{'__proto__': {'polluted': True}}") as Record<string, unknown>;
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    expect((parsed as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.keys(parsed)).toEqual(['__proto__']);
+  });
 });

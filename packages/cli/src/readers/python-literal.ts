@@ -68,7 +68,13 @@ export function parsePythonLiteral(text: string): unknown {
       if (pair) {
         space();
         if (text[i++] !== ':') fail("a missing ':'");
-        object[String(item)] = value();
+        // Defined, not assigned: a '__proto__' key in the file is a key, never the object's prototype.
+        Object.defineProperty(object, String(item), {
+          value: value(),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       } else items.push(item);
       space();
       if (text[i] === ',') i++;
