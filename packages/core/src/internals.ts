@@ -46,5 +46,5 @@ export { atClosedUnit } from './self-compaction.ts';
 export { cloneJson } from './store.ts';
 export { loadSqlite } from './stores/sqlite-store.ts';
 export { carryVerbatim, verbatimLines } from './summarizers/continuation.ts';
-export { imageTokens, outputMedia, splitOutputMedia } from './tool-output-media.ts';
+export { imageTokens, outputMedia, splitOutputMedia, UNKNOWN_IMAGE_TOKENS } from './tool-output-media.ts';
 export { entryText } from './transcript.ts';

@@ -7,7 +7,7 @@ import {
   type Part,
 } from '@baton/core';
 import { isObject, type Json } from './json.ts';
-import { type ImageTally, inlineImageSize, openAIImagePart } from './openai-image.ts';
+import { anyProviderImagePart, type ImageTally, inlineImageSize } from './openai-image.ts';
 import { notATranscript, TranscriptFormatError } from './session-file.ts';
 
 /*
@@ -107,7 +107,7 @@ function contentParts(content: unknown, tally: ImageTally): Part[] {
     if (block.type === 'text' && typeof block.text === 'string') return [{ type: 'text', text: block.text }];
     if (CALL_BLOCKS.has(String(block.type))) return [];
     const image = imageSource(block);
-    if (image) return [openAIImagePart(block, inlineImageSize(image.source), image.detail, tally)];
+    if (image) return [anyProviderImagePart(block, inlineImageSize(image.source), image.detail, tally)];
     const opaque: OpaquePart = { type: 'opaque', kind: String(block.type ?? 'block'), value: block };
     const reasoning = reasoningText(block);
     if (reasoning !== undefined) opaque.text = reasoning;

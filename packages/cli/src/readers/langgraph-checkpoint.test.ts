@@ -199,11 +199,11 @@ describe('langgraph-checkpoint reader on a real SqliteSaver file', async () => {
     );
   });
 
-  it('keeps images as parts priced by OpenAI’s rule and reasoning as counted text', () => {
+  it('keeps images as parts priced by the larger provider rule (the store does not say which model read them) and reasoning as counted text', () => {
     const [request, reply] = langgraphCheckpointReader.read(file(), { thread: 'alpha' }).entries;
     const image = request?.parts[1];
     // 1536x1024 at high detail: scaled to 1152x768, 3x2 tiles of 512: 85 + 6 * 170.
-    expect(image).toMatchObject({ type: 'opaque', kind: 'image', tokens: 1105 });
+    expect(image).toMatchObject({ type: 'opaque', kind: 'image', tokens: 1589 }); // 1536x1024: Anthropic's 1.19 MP cap, above OpenAI's 1,105
     expect(JSON.stringify(request?.parts)).toContain(SCREENSHOT); // kept for the report, never counted as text
     expect(reply?.parts[0]).toMatchObject({
       type: 'opaque',

@@ -184,10 +184,10 @@ describe('mastra-storage reader on a real LibSQLStore file', async () => {
     expect(read.notes?.[0]).toMatch(/^no system prompt: Mastra does not store it/);
   });
 
-  it('keeps images as parts priced by OpenAI’s rule and reasoning as counted text', () => {
+  it('keeps images as parts priced by the larger provider rule (the store does not say which model read them) and reasoning as counted text', () => {
     const [request, reply] = mastraStorageReader.read(sessionFile(path), { thread: 'support-1' }).entries;
     // 1536x1024 at auto detail: scaled to 1152x768, 3x2 tiles of 512: 85 + 6 * 170.
-    expect(request?.parts[1]).toMatchObject({ type: 'opaque', kind: 'image', tokens: 1105 });
+    expect(request?.parts[1]).toMatchObject({ type: 'opaque', kind: 'image', tokens: 1589 }); // 1536x1024: Anthropic's 1.19 MP cap, above OpenAI's 1,105
     expect(reply?.parts[0]).toMatchObject({
       type: 'opaque',
       kind: 'reasoning',

@@ -8,7 +8,7 @@ import {
   type ToolResultPart,
 } from '@baton/core';
 import { isObject, type Json } from './json.ts';
-import { type ImageTally, imageNote, inlineImageSize, openAIImagePart } from './openai-image.ts';
+import { anyProviderImagePart, type ImageTally, imageNote, inlineImageSize } from './openai-image.ts';
 import { chooseThread, type SessionReader, type ThreadInfo, TranscriptFormatError } from './session-file.ts';
 import { missingTable, sqliteTables, withSqlite } from './sqlite-file.ts';
 
@@ -66,7 +66,7 @@ function filePart(part: Json, tally: Tally): OpaquePart {
   const data = typeof (part.data ?? part.url) === 'string' ? String(part.data ?? part.url) : undefined;
   const mime = String(part.mimeType ?? part.mediaType ?? part.contentType ?? '');
   if (mime.startsWith('image/') || data?.startsWith('data:image/'))
-    return openAIImagePart(part, inlineImageSize(data), undefined, tally);
+    return anyProviderImagePart(part, inlineImageSize(data), undefined, tally);
   return { type: 'opaque', kind: 'file', value: part };
 }
 
@@ -209,7 +209,7 @@ function legacyGroups(role: Role, content: unknown[], tally: Tally): Array<{ rol
       });
     else if (part.type === 'image')
       parts.push(
-        openAIImagePart(
+        anyProviderImagePart(
           part,
           inlineImageSize(typeof part.image === 'string' ? part.image : undefined),
           undefined,

@@ -2,8 +2,10 @@ import type { OpaquePart } from '@baton/core';
 import {
   base64ImageSize,
   dataUrlBase64,
+  imageTokens,
   type OpenAIImageDetail,
   openAIImageTokens,
+  UNKNOWN_IMAGE_TOKENS,
 } from '@baton/core/internals';
 
 /*
@@ -53,11 +55,33 @@ export function openAIImagePart(
   return { type: 'opaque', kind: 'image', value, tokens: openAIImageTokens(size ?? UNKNOWN_IMAGE, level) };
 }
 
+/**
+ * An image in a store that does not say which provider read it (LangGraph checkpoints, Mastra
+ * storage): priced by the larger of Anthropic's and OpenAI's rules, as core counts it, so a
+ * Claude-backed agent's screenshot is not under-counted by OpenAI's tiles; an explicit
+ * `detail: 'low'` is OpenAI's and costs 85. Unknown sizes cost the image cap (1,600).
+ */
+export function anyProviderImagePart(
+  value: unknown,
+  size: { width: number; height: number } | undefined,
+  detail: unknown,
+  tally?: ImageTally,
+): OpaquePart {
+  if (detail === 'low') return { type: 'opaque', kind: 'image', value, tokens: 85 };
+  if (!size && tally) tally.unsized++;
+  return {
+    type: 'opaque',
+    kind: 'image',
+    value,
+    tokens: size ? imageTokens({ ...size, format: 'png' }, UNKNOWN_IMAGE_TOKENS) : UNKNOWN_IMAGE_TOKENS,
+  };
+}
+
 /** The note for images priced at the assumed size, if any. */
 export function imageNote(tally: ImageTally): string[] {
   return tally.unsized > 0
     ? [
-        `${tally.unsized} image(s) whose size cannot be read from the file (a URL, a file id) counted as 1024x1024: 765 tokens each`,
+        `${tally.unsized} image(s) whose size cannot be read from the file (a URL, a file id) counted at the image cap: ${UNKNOWN_IMAGE_TOKENS.toLocaleString('en-US')} tokens each`,
       ]
     : [];
 }
