@@ -1,4 +1,5 @@
 import { type BatonOptions, createEntry, type Entry, type Part } from '@baton/core';
+import { seededRandom } from '@baton/core/internals';
 import fc from 'fast-check';
 
 const WORDS = (
@@ -10,14 +11,7 @@ const WORDS = (
 
 /** Deterministic pseudo-random text of about `chars` characters (mulberry32 over a word list). */
 export function text(seed: number, chars: number): string {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const out: string[] = [];
   let length = 0;
   while (length < chars) {

@@ -10,7 +10,7 @@ import {
   type Store,
   TokenCounter,
 } from '@baton/core';
-import { entryText } from '@baton/core/internals';
+import { entryText, seededRandom } from '@baton/core/internals';
 import {
   POLICY_KEYS,
   type PolicyBilling,
@@ -36,18 +36,6 @@ export interface ReplayOptions {
 
 /** The session id a replay runs under, in its store. */
 export const REPLAY_SESSION = 'replay';
-
-/** A small deterministic generator (mulberry32): repeatable runs, not secrets. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** Context tokens sent at one model call, under each policy. */
 export interface StepRecord {

@@ -19,6 +19,7 @@ import {
   type Tokenizer,
   tiktokenTokenizer,
 } from '../src/index.ts';
+import { seededRandom } from '../src/seeded-random.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -50,18 +51,6 @@ function rate(tokens: number, millis: number): string {
 const int = (n: number) => n.toLocaleString('en-US');
 const mb = (chars: number) => `${(chars / 1e6).toFixed(2)} MB`;
 const verdict = (ok: boolean) => (ok ? '**met**' : '**not met**');
-
-/** Deterministic PRNG (mulberry32) so the random run is the same on every machine. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Corpus
@@ -465,7 +454,7 @@ print();
 // 3. Long unbroken runs
 
 const ORDINARY = { disallowedSpecial: new Set<string>() };
-const random = prng(0xba70);
+const random = seededRandom(0xba70); // the same random run on every machine
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 let base64Run = '';
 {

@@ -42,6 +42,7 @@ export {
 export { pairingViolation } from './projection-check.ts';
 export { MISSING_RESULT_TEXT, storableEntries } from './repair.ts';
 export { probeAnswerSchema, probePrompt } from './rubrics.ts';
+export { seededRandom } from './seeded-random.ts';
 export { atClosedUnit } from './self-compaction.ts';
 export { cloneJson } from './store.ts';
 export { loadSqlite } from './stores/sqlite-store.ts';
