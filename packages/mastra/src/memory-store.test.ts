@@ -3,6 +3,7 @@ import { describeStoreConformance } from '@baton/testing';
 import { LibSQLStore } from '@mastra/libsql';
 import { Memory } from '@mastra/memory';
 import { describe, expect, it } from 'vitest';
+import { testsLegacyThreadState } from '../test/legacy-thread-state.ts';
 import { mastraMemoryStore } from './memory-store.ts';
 
 const memories = new WeakMap<object, Memory>();
@@ -26,5 +27,13 @@ describe('mastraMemoryStore', () => {
     const memory = { storage: { stores: { memory: {} } } } as never;
     expect(() => mastraMemoryStore(memory)).toThrow(BatonConfigError);
     expect(() => mastraMemoryStore(memory)).toThrow(/no thread-state domain.*pass store/);
+  });
+});
+
+describe('mastraMemoryStore on data an earlier release wrote (LibSQL)', () => {
+  testsLegacyThreadState(async () => {
+    const storage = new LibSQLStore({ id: `legacy-${Math.random()}`, url: ':memory:' });
+    await storage.init();
+    return storage;
   });
 });

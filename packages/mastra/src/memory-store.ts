@@ -8,7 +8,7 @@ import {
   type Store,
   type VersionedDocument,
 } from '@baton/core';
-import { cloneJson as copy } from '@baton/core/internals';
+import { fromJsonBackend, storeLabel, toJsonBackend } from '@baton/core/internals';
 import type { MastraMemory } from '@mastra/core/memory';
 
 /** What Baton uses of Mastra's thread-state storage domain (`@mastra/core` 1.6x and later). */
@@ -17,9 +17,17 @@ interface ThreadState {
   setState<T>(args: { threadId: string; type: string; value: T }): Promise<void>;
 }
 
+/** A document as kept: the value itself, or its JSON text when it holds NUL (see `toJsonBackend`). */
 interface StoredDocument {
-  value: unknown;
+  value?: unknown;
+  json?: string | undefined;
   version: number;
+}
+
+/** A session's archive as kept: the records, or their JSON text when one holds NUL. */
+interface StoredArchive {
+  records?: ArchiveRecord[];
+  json?: string | undefined;
 }
 
 const ARCHIVE = 'baton:archive';
@@ -70,68 +78,83 @@ export function mastraMemoryStore(memory: MastraMemory): Store {
     });
     return run;
   };
-  const docType = (namespace: string) => `baton:${namespace}`;
-  const archive = async (sessionId: string): Promise<ArchiveRecord[]> =>
-    (
-      await (
-        await threadState()
-      ).getState<{ records: ArchiveRecord[] }>({ threadId: sessionId, type: ARCHIVE })
-    )?.records ?? [];
+  // Ids are written with storeLabel, which every backend holds (NUL included) and which leaves
+  // Mastra's own thread ids (UUIDs) as they are; releases before it wrote them raw, and that
+  // data is still read (`legacy`), moving to the new form as it is written again.
+  const thread = (id: string) => ({
+    current: storeLabel(id),
+    legacy: id.includes('\u0000') ? undefined : id,
+  });
+  const docType = (namespace: string) => `baton:${namespace.split('/').map(storeLabel).join('/')}`;
+  const legacyDocType = (namespace: string) => `baton:${namespace}`;
+  const readDocument = async (namespace: string, key: string): Promise<StoredDocument | undefined> => {
+    const state = await threadState();
+    const { current, legacy } = thread(key);
+    const found = await state.getState<StoredDocument>({ threadId: current, type: docType(namespace) });
+    if (found || legacy === undefined || namespace.includes('\u0000')) return found;
+    if (legacy === current && legacyDocType(namespace) === docType(namespace)) return undefined;
+    return state.getState<StoredDocument>({ threadId: legacy, type: legacyDocType(namespace) });
+  };
+  const records = (stored: StoredArchive | undefined): ArchiveRecord[] =>
+    fromJsonBackend<ArchiveRecord[]>({ value: stored?.records, json: stored?.json }) ?? [];
+  /** The session's archive as written now, and as an earlier release wrote it (first wins). */
+  const archive = async (sessionId: string): Promise<{ current: ArchiveRecord[]; all: ArchiveRecord[] }> => {
+    const state = await threadState();
+    const { current: id, legacy } = thread(sessionId);
+    const current = records(await state.getState<StoredArchive>({ threadId: id, type: ARCHIVE }));
+    if (legacy === undefined || legacy === id) return { current, all: current };
+    const old = records(await state.getState<StoredArchive>({ threadId: legacy, type: ARCHIVE }));
+    const refs = new Set(old.map((record) => record.ref));
+    return { current, all: [...old, ...current.filter((record) => !refs.has(record.ref))] };
+  };
 
   return checkedStore({
     async getDocument<T>(namespace: string, key: string): Promise<VersionedDocument<T> | undefined> {
-      const stored = await (await threadState()).getState<StoredDocument>({
-        threadId: key,
-        type: docType(namespace),
-      });
-      return stored ? { value: copy(stored.value as T), version: stored.version } : undefined;
+      const stored = await readDocument(namespace, key);
+      return stored ? { value: fromJsonBackend<T>(stored) as T, version: stored.version } : undefined;
     },
     putDocument<T>(namespace: string, key: string, value: T, expectedVersion: number): Promise<PutResult> {
       return serial(`${namespace}\u0000${key}`, async () => {
-        const state = await threadState();
-        const current = await state.getState<StoredDocument>({ threadId: key, type: docType(namespace) });
-        const currentVersion = current?.version ?? 0;
+        const currentVersion = (await readDocument(namespace, key))?.version ?? 0;
         if (currentVersion !== expectedVersion) return { ok: false, currentVersion };
         const version = currentVersion + 1;
-        await state.setState<StoredDocument>({
-          threadId: key,
+        await (await threadState()).setState<StoredDocument>({
+          threadId: storeLabel(key),
           type: docType(namespace),
-          value: { value: copy(value), version },
+          value: { ...toJsonBackend(value), version },
         });
         return { ok: true, version };
       });
     },
-    appendArchive(sessionId, records) {
+    appendArchive(sessionId, added) {
       return serial(`${ARCHIVE}\u0000${sessionId}`, async () => {
-        const stored = await archive(sessionId);
-        const known = new Set(stored.map((record) => record.ref));
-        const fresh = records.filter((record) => !known.has(record.ref) && known.add(record.ref));
+        const { current, all } = await archive(sessionId);
+        const known = new Set(all.map((record) => record.ref));
+        const fresh = added.filter((record) => !known.has(record.ref) && known.add(record.ref));
         if (fresh.length === 0) return;
-        await (await threadState()).setState({
-          threadId: sessionId,
+        const form = toJsonBackend([...current, ...fresh]);
+        await (await threadState()).setState<StoredArchive>({
+          threadId: storeLabel(sessionId),
           type: ARCHIVE,
-          value: { records: [...stored, ...fresh.map((record) => copy(record))] },
+          value: form.json === undefined ? { records: form.value } : { json: form.json },
         });
       });
     },
     async getArchive(sessionId, ref) {
-      const found = (await archive(sessionId)).find((record) => record.ref === ref);
-      return found ? copy(found) : undefined;
+      return (await archive(sessionId)).all.find((record) => record.ref === ref);
     },
     async rangeArchive(sessionId, from, to) {
-      return (await archive(sessionId))
+      return (await archive(sessionId)).all
         .filter((record) => record.seq >= from && record.seq <= to)
-        .sort(compareArchiveRecords)
-        .map((record) => copy(record));
+        .sort(compareArchiveRecords);
     },
     async searchArchive(sessionId, query, limit) {
       const needle = query.toLowerCase();
       if (needle.length === 0 || limit <= 0) return [];
-      return (await archive(sessionId))
+      return (await archive(sessionId)).all
         .filter((record) => entryText(record.entry).toLowerCase().includes(needle))
         .sort(compareArchiveRecords)
-        .slice(0, limit)
-        .map((record) => copy(record));
+        .slice(0, limit);
     },
   });
 }

@@ -4,6 +4,7 @@ export { describeNotesBackendConformance } from './notes-conformance.ts';
 export {
   archiveRecord,
   describeStoreConformance,
+  hostileIds,
   type StoreCapability,
   type StoreConformanceOptions,
 } from './store-conformance.ts';

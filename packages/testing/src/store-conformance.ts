@@ -1,4 +1,4 @@
-import { type ArchiveRecord, createEntry, type Entry, type Store } from '@baton/core';
+import { type ArchiveRecord, createEntry, type Entry, entryText, type Store } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 
 /** A tool-result record: the shape the archive holds most often. */
@@ -18,6 +18,28 @@ const odd = [
   'RTL \u202Eevil\u202C and combining e\u0301',
   'lone surrogate-free astral 𝔘𝔫𝔦𝔠𝔬𝔡𝔢',
   '中文 日本語 한국어',
+];
+
+/**
+ * Session ids real hosts produce that backends reserve characters of: LIKE wildcards and
+ * escapes, periods, separators, quotes, spaces, non-ASCII, a sub-agent session, and text that
+ * looks like an escaped label already.
+ */
+export const hostileIds: readonly string[] = [
+  'user_42',
+  'a.b',
+  '\u00C4rger',
+  "o'neil",
+  'thread-1|tools:call_abc',
+  'chat 1',
+  'run:7f3a9c',
+  '100%',
+  'back\\slash',
+  '%41',
+  '~41',
+  '~',
+  'nul\u0000id',
+  '\u{1F9ED} compass',
 ];
 
 /** Optional parts of the `Store` contract; a store that lacks one says so and why. */
@@ -296,6 +318,67 @@ export function describeStoreConformance(name: string, options: StoreConformance
       expect(await store.rangeArchive('session-', 0, 10)).toEqual([]);
       expect(await store.searchArchive('session-a ', 'secret', 10)).toEqual([]);
       expect((await store.searchArchive('session-a', 'secret', 10)).map((r) => r.seq)).toEqual([1]);
+    });
+
+    it('scopes every read to exactly its own session, whatever the ids look like', async () => {
+      const store = await fresh();
+      // Ids that are prefixes of each other (a backend's LIKE or prefix search matches them
+      // all), ids holding what backends reserve (LIKE wildcards, periods, separators, an escape
+      // character), non-ASCII, and an id longer than a backend's label limit might be.
+      const ids = [
+        ...hostileIds,
+        'chat-1',
+        'chat-12',
+        'chat-1:x',
+        'chat-1/x',
+        'chat-',
+        'CHAT-1',
+        'x'.repeat(300),
+        `${'x'.repeat(299)}y`,
+      ];
+      for (const [i, id] of ids.entries()) {
+        await store.putDocument(`${id}/notes`, 'notes', `notes #${i}`, 0);
+        await store.appendArchive(id, [
+          archiveRecord(1, `secret #${i}#`, 'ref-1'),
+          archiveRecord(2 + i, `more #${i}#`),
+        ]);
+      }
+      for (const [i, id] of ids.entries()) {
+        expect((await store.getDocument(`${id}/notes`, 'notes'))?.value, id).toBe(`notes #${i}`);
+        expect((await store.getArchive(id, 'ref-1'))?.entry, id).toEqual(
+          archiveRecord(1, `secret #${i}#`).entry,
+        );
+        expect(
+          (await store.rangeArchive(id, 0, 1_000)).map((r) => entryText(r.entry)),
+          id,
+        ).toEqual([`secret #${i}#`, `more #${i}#`]);
+        expect(
+          (await store.searchArchive(id, '#', 100)).map((r) => entryText(r.entry)),
+          id,
+        ).toEqual([`secret #${i}#`, `more #${i}#`]);
+      }
+    });
+
+    it('keeps refs and keys that backends reserve apart and byte-identical', async () => {
+      const store = await fresh();
+      const refs = ['call.1', 'call%2E1', 'call_1', 'call~1', 'a\\b', 'a:b', 'a/b', 'nul\u0000ref', ''];
+      await store.appendArchive(
+        's',
+        refs.map((ref, i) => archiveRecord(i + 1, `record ${i} \u0000 ${ref}`, ref)),
+      );
+      for (const [i, ref] of refs.entries()) {
+        expect(await store.getArchive('s', ref), JSON.stringify(ref)).toEqual(
+          archiveRecord(i + 1, `record ${i} \u0000 ${ref}`, ref),
+        );
+        await store.putDocument('s/notes', ref, { ref, nul: 'a\u0000b' }, 0);
+      }
+      for (const ref of refs) {
+        expect((await store.getDocument('s/notes', ref))?.value, JSON.stringify(ref)).toEqual({
+          ref,
+          nul: 'a\u0000b',
+        });
+      }
+      expect((await store.rangeArchive('s', 0, 100)).map((r) => r.ref)).toEqual(refs);
     });
 
     it('keeps odd Unicode, NUL bytes and huge documents byte-identical, and finds them', async () => {
