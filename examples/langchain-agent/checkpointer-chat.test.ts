@@ -5,19 +5,22 @@
  * The model is langchain's `fakeModel()`, scripted to act only on the messages it receives.
  */
 import { type BatonEvent, gptTokenizer, TokenCounter, toEntries, UNFIT_STEP_PREFIX } from '@baton/langgraph';
+import type {} from '@baton/test-support/postgres-server.ts'; // its ProvidedContext
+import { skipUnless } from '@baton/test-support/skip-unless.ts';
 import { filler, isNoticesText } from '@baton/testing';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
-import { InMemoryStore, MemorySaver } from '@langchain/langgraph';
+import { type BaseCheckpointSaver, type BaseStore, InMemoryStore, MemorySaver } from '@langchain/langgraph';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { PostgresStore } from '@langchain/langgraph-checkpoint-postgres/store';
 import { fakeModel, tool } from 'langchain';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { createChat } from './checkpointer-chat.ts';
 
 const WINDOW = 10_000;
 /** Baton's default reserveOutput for a window this size is 20% of it. */
 const INPUT_BUDGET = WINDOW - 2_000;
-const THREAD = 'user-42';
 const TURNS = 26;
 const RESTART_AFTER = 13;
 const LOOKUP_TURNS = new Set([3, 6, 9, 12, 16, 19, 22, 25]);
@@ -105,16 +108,24 @@ function scriptedModel(process: string) {
   return { model, bound };
 }
 
-describe('checkpointer chat recipe', () => {
-  it('26 turns, a 9.6k-token paste and a restart at a 10k window: every call fits, history complete, the paste recallable', async () => {
+interface Persistence {
+  checkpointer: BaseCheckpointSaver;
+  store: BaseStore;
+  thread: string;
+}
+
+/**
+ * 26 turns, a 9.6k-token paste and a restart at a 10k window: every call fits, history
+ * complete, the paste recallable.
+ */
+async function runRecipe({ checkpointer, store, thread: THREAD }: Persistence): Promise<void> {
+  {
     const counter = new TokenCounter(gptTokenizer(), 512);
     expect(counter.rawText(DOCUMENT)).toBeGreaterThan(9_300);
     expect(counter.rawText(DOCUMENT)).toBeLessThan(9_900);
 
-    // Stand-ins for the database: a restarted process reconnects to the same checkpointer and
-    // store. Nothing else crosses the restart (model, middleware and agent are new).
-    const checkpointer = new MemorySaver();
-    const store = new InMemoryStore();
+    // A restarted process reconnects to the same checkpointer and store. Nothing else crosses
+    // the restart (model, middleware and agent are new).
     const events: BatonEvent[] = [];
     const processes = [scriptedModel('p1'), scriptedModel('p2')];
     const open = (p: (typeof processes)[number]) =>
@@ -211,6 +222,38 @@ describe('checkpointer chat recipe', () => {
       stage: 'degrade',
       seqRange: [0, 0],
     });
-    expect(events.filter((e) => e.type === 'budget-exceeded' || e.type === 'store-fallback')).toEqual([]);
+    expect(
+      events.filter(
+        (e) => e.type === 'budget-exceeded' || e.type === 'store-fallback' || e.type === 'store-failed',
+      ),
+    ).toEqual([]);
+  }
+}
+
+describe('checkpointer chat recipe', () => {
+  it('26 turns on MemorySaver and InMemoryStore (stand-ins for a database)', async () => {
+    await runRecipe({ checkpointer: new MemorySaver(), store: new InMemoryStore(), thread: 'user-42' });
   }, 60_000);
+
+  // What the LangGraph platform runs: both on PostgreSQL. The thread id holds an underscore,
+  // which PostgresStore refuses in a namespace label: Baton escapes it.
+  const url = inject('postgresUrl') || undefined;
+  it.skipIf(
+    skipUnless(Boolean(url), "a PostgreSQL server (BATON_PG_URL, or Debian's postgresql to start one)"),
+  )(
+    '26 turns on PostgresSaver and PostgresStore, thread user_42',
+    async () => {
+      const schema = `recipe_${process.pid}`;
+      const checkpointer = PostgresSaver.fromConnString(url as string, { schema });
+      await checkpointer.setup();
+      const store = PostgresStore.fromConnString(url as string, { schema });
+      try {
+        await runRecipe({ checkpointer, store, thread: 'user_42' });
+      } finally {
+        await store.stop();
+        await checkpointer.end();
+      }
+    },
+    120_000,
+  );
 });
