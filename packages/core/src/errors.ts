@@ -27,6 +27,29 @@ export class BatonSessionError extends BatonConfigError {
 }
 
 /**
+ * Thrown (as the rejection of `Session.prepare`) when the input is not the shape Baton's types
+ * describe: an entry whose `parts` is `null`, a text part whose text is a number, a tool call
+ * without an id. Refused before any work, so the session is as it was and the next call with a
+ * valid history proceeds normally. The message names the entry and the field, never its content,
+ * e.g. `[baton] [input] entries[3].parts[0].text: expected a string, received number (entry key "m-3")`.
+ */
+export class BatonInputError extends Error {
+  override readonly name = 'BatonInputError';
+  /** Path of the offending field from the `prepare` input: `entries[3].parts[0].text`, `system`, `tools[1].name`. */
+  readonly path: string;
+  /** Index of the offending entry in `entries`, when the problem is in one. */
+  readonly entryIndex: number | undefined;
+  /** That entry's `key`, when it has a string one. */
+  readonly entryKey: string | undefined;
+  constructor(message: string, path: string, entryIndex?: number, entryKey?: string) {
+    super(message);
+    this.path = path;
+    this.entryIndex = entryIndex;
+    this.entryKey = entryKey;
+  }
+}
+
+/**
  * Validates the options of a factory (a store, an adapter) with its zod schema; a bad value
  * throws `BatonConfigError` naming the factory and the first offending field.
  */

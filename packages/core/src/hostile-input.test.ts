@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBaton } from './baton.ts';
-import { BatonConfigError } from './errors.ts';
+import { BatonConfigError, BatonInputError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
 import type { NoteSection, NotesBackend } from './notes-backend.ts';
 import type { BatonOptions } from './options.ts';
@@ -401,6 +401,86 @@ describe('user code that throws, hangs or returns garbage', () => {
     const flaky = { name: 'flaky', count: (text: string) => (++calls > 1 ? -5 : base.count(text)) };
     const session = createBaton({ contextWindow: 8_000, tokenizer: flaky }).session('s');
     await expect(session.prepare({ entries: toolLoop(12) })).rejects.toThrow(BatonConfigError);
+  });
+});
+
+describe('structurally invalid entries', () => {
+  it('are refused at the boundary with a BatonInputError naming entry and field; the store is not touched and the session stays usable', async () => {
+    const inner = memoryStore();
+    const calls: string[] = [];
+    const store = Object.fromEntries(
+      Object.entries(inner).map(([name, method]) => [
+        name,
+        typeof method === 'function'
+          ? (...args: unknown[]) => {
+              calls.push(name);
+              return (method as (...a: unknown[]) => unknown).apply(inner, args);
+            }
+          : method,
+      ]),
+    ) as unknown as Store;
+    const session = createBaton({ contextWindow: 8_000, store }).session('bad-input');
+    const history = toolLoop(12);
+    const first = await session.prepare({ entries: history });
+    expect(first.outcome).toBe('compacted');
+
+    const bad: Array<[string, (entry: Entry) => unknown]> = [
+      ['parts', (e) => ({ ...e, parts: null })],
+      ['parts', (e) => ({ ...e, parts: { 0: e.parts[0] } })],
+      ['parts[0].text', (e) => ({ ...e, parts: [{ type: 'text', text: 42 }] })],
+      ['parts[0].id', (e) => ({ ...e, parts: [{ type: 'tool-call', name: 'read_file', input: {} }] })],
+      [
+        'parts[0].callId',
+        (e) => ({ ...e, parts: [{ type: 'tool-result', name: 'read_file', output: 'x' }] }),
+      ],
+      ['role', (e) => ({ ...e, role: 'bot' })],
+      ['seq', (e) => ({ ...e, seq: 2.5 })],
+      ['key', ({ key: _, ...rest }) => rest],
+      ['', () => 'not an entry'],
+    ];
+    for (const [field, edit] of bad) {
+      const entries = history.map((e, i) => (i === 7 ? edit(e) : e)) as Entry[];
+      calls.length = 0;
+      const refused = session.prepare({ entries });
+      await expect(refused).rejects.toThrow(BatonInputError);
+      const error = (await refused.catch((e: unknown) => e)) as BatonInputError;
+      const path = field ? `entries[7].${field}` : 'entries[7]';
+      expect(error.path).toBe(path);
+      expect(error.entryIndex).toBe(7);
+      expect(error.entryKey).toBe(field === 'key' || field === '' ? undefined : history[7]!.key);
+      expect(error.message.startsWith(`[baton] [input] ${path}: expected `)).toBe(true);
+      // Refused before any work: nothing read, nothing written (ledger, state, archive).
+      expect(calls).toEqual([]);
+    }
+
+    // The same session goes on as if the refused calls never happened: its next call answers
+    // exactly what a session that never saw them answers.
+    const again = await session.prepare({ entries: history });
+    // The spy sees a valid call's store traffic (so an empty list above means none).
+    expect(calls.length).toBeGreaterThan(0);
+    const control = createBaton({ contextWindow: 8_000 }).session('control');
+    await control.prepare({ entries: history });
+    const expected = await control.prepare({ entries: history });
+    const shape = (p: typeof again) => ({
+      keys: p.entries.map((e) => e.key),
+      tokens: p.tokens,
+      trailer: p.trailer,
+      system: p.system,
+    });
+    expect(shape(again)).toEqual(shape(expected));
+  });
+
+  it('a numeric text no longer fails inside the tokenizer ("Model name must be provided")', async () => {
+    const session = createBaton({ contextWindow: 8_000 }).session('numeric');
+    const entries = [
+      { key: 'm0', seq: 0, role: 'user', parts: [{ type: 'text', text: 7 }] },
+    ] as unknown as Entry[];
+    await expect(session.prepare({ entries })).rejects.toThrow(
+      '[baton] [input] entries[0].parts[0].text: expected a string, received number (entry key "m0")',
+    );
+    const prepared = await session.prepare({ entries: [createEntry(0, 'user', 'seven', 'm0')] });
+    expect(prepared.outcome).toBe('ok');
+    expect(entryText(prepared.entries[0]!)).toBe('seven');
   });
 });
 

@@ -13,7 +13,7 @@ export {
   promptBlocks,
   tokenPricing,
 } from './cost-meter.ts';
-export { BatonConfigError, BatonSessionError } from './errors.ts';
+export { BatonConfigError, BatonInputError, BatonSessionError } from './errors.ts';
 export type { BatonEvent, BatonEventType } from './events.ts';
 export type { Decision, FoldDecision, Ledger, ReplaceDecision } from './ledger.ts';
 export { lookupModel, MODEL_CATALOG, type ModelInfo, type ModelPricing } from './model-catalog.ts';

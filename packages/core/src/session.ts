@@ -4,6 +4,7 @@ import { PromptMeasure } from './budget.ts';
 import { type Checkpoint, checkpointSession, readCheckpoint, unfitReason } from './checkpoint.ts';
 import { backstopReached, minGain, nextWarning, planCompaction } from './controller.ts';
 import type { Engine } from './engine.ts';
+import { checkPrepareInput } from './entry-check.ts';
 import { describeError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
 import { type FloorHolders, floorHolders, floorNotice } from './floor.ts';
@@ -190,6 +191,8 @@ export class Session {
 
   /** The data flow of DESIGN.md, once per model call. */
   async prepare(input: PrepareInput): Promise<Prepared> {
+    // Malformed host input is refused before the session loads or writes anything.
+    checkPrepareInput(input);
     const { engine, record } = this;
     const { options, counter } = engine;
     const events: BatonEvent[] = [];
