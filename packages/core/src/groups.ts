@@ -26,6 +26,35 @@ export interface Group {
 export interface PinPolicy {
   pinnedTools: ReadonlySet<string>;
   pin?: ((entry: Entry) => boolean) | undefined;
+  /**
+   * Over a host window (`PrepareInput.window`): the seq of the conversation's opening request,
+   * the only user message kept as one (once the window slid past it, none is). Undefined: the
+   * first user message of the entries is the opening request.
+   */
+  openingSeq?: number | undefined;
+}
+
+/**
+ * The policy of a call over a host window (Mastra's `lastMessages`), which slides past the
+ * opening request in time: the opening request is the first user message the session saw
+ * (its seq, recorded in `state` once), kept verbatim while the window holds it. Each window's
+ * own first user message is history like any other turn: protecting it split the span a
+ * summary may take, and every slide left one more summary behind it.
+ */
+export function windowPolicy(
+  policy: PinPolicy,
+  state: { openingSeq?: number },
+  entries: readonly Entry[],
+): { policy: PinPolicy; stateChanged: boolean } {
+  let stateChanged = false;
+  if (state.openingSeq === undefined) {
+    const opening = entries.find((entry) => entry.role === 'user' && entry.meta?.synthetic === undefined);
+    if (opening) {
+      state.openingSeq = opening.seq;
+      stateChanged = true;
+    }
+  }
+  return { policy: { ...policy, openingSeq: state.openingSeq }, stateChanged };
 }
 
 function isPinned(entry: Entry, policy: PinPolicy): boolean {
@@ -90,7 +119,8 @@ export function buildGroups(entries: readonly Entry[], policy: PinPolicy): Group
     if (group.entries.some((e) => e.role === 'assistant' && !isSynthetic(e))) assistantLater = true;
   }
   const firstUser = groups.find((g) => g.kind === 'user');
-  if (firstUser) firstUser.firstRequest = true;
+  if (firstUser && (policy.openingSeq === undefined || firstUser.entries[0]!.seq === policy.openingSeq))
+    firstUser.firstRequest = true;
   const latestUser = groups.findLast((g) => g.kind === 'user');
   if (latestUser) latestUser.latestRequest = true;
   const last = groups.at(-1);

@@ -163,11 +163,16 @@ export type PromptKeys =
 /**
  * Host messages to neutral entries. The same history converts to the same keys on every call
  * even though the host builds new message objects per step (see `PromptKeys`).
+ *
+ * `seqOf` gives a message's seq when the host knows one that stays with the message (Mastra's
+ * stored message time, while its window slides); a message it has none for follows the one
+ * before it. Without it, seqs are positions in `messages`.
  */
 export function promptToEntries(
   messages: readonly PromptMessage[],
   cache?: PromptConversionCache,
   keys: PromptKeys = 'position',
+  seqOf?: (message: PromptMessage) => number | undefined,
 ): Entry[] {
   const entries: Entry[] = [];
   const occurrences = new Map<string, number>();
@@ -182,7 +187,9 @@ export function promptToEntries(
       nextSeq = Math.max(nextSeq, (known.meta?.span?.[1] ?? known.seq) + 1);
       continue;
     }
-    const entry = createEntry(nextSeq++, message.role, partsOf(message));
+    const seq = seqOf?.(message) ?? nextSeq;
+    nextSeq = seq + 1;
+    const entry = createEntry(seq, message.role, partsOf(message));
     if (keys === 'content') {
       // The hash createEntry just computed (kept for the entry), not a second pass over the content.
       const hash = contentHashOf(entry);

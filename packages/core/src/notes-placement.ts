@@ -21,6 +21,15 @@ export function notesChangedNotice(current: string): Notice {
 }
 
 /**
+ * What a call passes for the notes when the host shows them itself (`renderNotes: false`:
+ * Mastra's working-memory message): they are the host's to render and keep current, so there
+ * is no block of Baton's, no notice and nothing recorded. Passed as an empty rendering, they
+ * were compared with what the agent last wrote through its notes tool and told as cleared on
+ * every call while the host showed them.
+ */
+export const HOST_SHOWS_NOTES = null;
+
+/**
  * The cache rule for notes. The block sits in the cached prefix, so it is re-rendered only
  * when a compaction breaks that prefix anyway (or on a session's first call); between
  * compactions every call, on every worker, sends the bytes persisted in the state. A change
@@ -29,14 +38,16 @@ export function notesChangedNotice(current: string): Notice {
  * host's memory tool, an operator) reaches the model as a trailing notice on every call
  * until the next compaction folds it into the block.
  *
- * `current` is the notes rendered now, or undefined when they could not be read (the block
- * stays as it was, no notice). Mutates `state.notes`; returns whether it changed.
+ * `current` is the notes rendered now, undefined when they could not be read (the block
+ * stays as it was, no notice), or `HOST_SHOWS_NOTES`. Mutates `state.notes`; returns whether
+ * it changed.
  */
 export function placeNotes(
   state: SessionState,
-  current: string | undefined,
+  current: string | typeof HOST_SHOWS_NOTES | undefined,
   compacted: boolean,
 ): NotesPlacement & { stateChanged: boolean } {
+  if (current === HOST_SHOWS_NOTES) return { block: '', stateChanged: false };
   const shown = state.notes;
   if (current !== undefined && (shown === undefined || (compacted && shown.block !== current))) {
     state.notes = { block: current, known: hash64(current) };

@@ -55,4 +55,19 @@ describe('notes', () => {
       { name: 'two', text: 'from b' },
     ]);
   });
+
+  it('shown by the host (renderNotes: false): neither rendered nor told as changed, whatever the notes tool wrote', async () => {
+    const session = createBaton({ contextWindow: 50_000 }).session('s');
+    const entries = [createEntry(0, 'user', 'hi')];
+    const notesTool = session.tools.find((tool) => tool.name === 'notes')!;
+    await session.prepare({ entries, renderNotes: false });
+    // The agent writes its first notes with Baton's tool; the host (Mastra's working memory
+    // message) shows them from then on.
+    await notesTool.execute({ action: 'write', section: 'plan', text: 'ship v2' });
+    for (let call = 0; call < 3; call++) {
+      const prepared = await session.prepare({ entries, renderNotes: false });
+      expect(prepared.notices.filter((notice) => notice.type === 'notes')).toEqual([]);
+      expect(prepared.system).toBe('');
+    }
+  });
 });

@@ -16,6 +16,13 @@ export interface PrepareInput {
    * as a trailing notice.
    */
   renderNotes?: boolean;
+  /**
+   * `true` when `entries` are a window over a longer history the host keeps (Mastra's
+   * `lastMessages`), with seqs that stay with their messages as it slides. The opening request
+   * is then the first user message this session saw, kept verbatim while the window holds it;
+   * the first user message of a later window is history like any other turn.
+   */
+  window?: boolean;
   /** The host's model, for self-compaction probes and continuation summaries (adapters pass it). */
   model?: HostModel;
 }

@@ -27,6 +27,11 @@ export interface SessionState {
    * last one evictable, so the floor no longer holds).
    */
   floor?: { tokens: number; told: boolean; turn?: string };
+  /**
+   * Over a host window (`PrepareInput.window`): the seq of the first user message this session
+   * saw, the conversation's opening request, kept as one only while the window holds it.
+   */
+  openingSeq?: number;
   /** The provider-reported / estimated token ratio learnt so far (survives a restart). */
   calibration?: { ratio: number; observations: number };
 }

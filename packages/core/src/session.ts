@@ -8,10 +8,11 @@ import { checkPrepareInput } from './entry-check.ts';
 import { describeError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
 import { type FloorHolders, floorHolders, floorNotice } from './floor.ts';
+import { type PinPolicy, windowPolicy } from './groups.ts';
 import { runLadder } from './ladder.ts';
 import { applyLedger, bindToContent } from './ledger.ts';
 import { Notes, type NotesApi, renderNotes } from './notes.ts';
-import { noteWritten, placeNotes } from './notes-placement.ts';
+import { HOST_SHOWS_NOTES, noteWritten, placeNotes } from './notes-placement.ts';
 import { compactionNotices, renderNotices, unfitNotice, unfitStepMessage, warningNotice } from './notices.ts';
 import { detectContextOverflow } from './overflow.ts';
 import { PersistedCounts } from './persisted-counts.ts';
@@ -215,6 +216,11 @@ export class Session {
       });
     }
 
+    // A host window (Mastra's lastMessages) slides past the opening request (see windowPolicy).
+    const opening = input.window ? windowPolicy(engine.pinPolicy, record.state, repaired.entries) : undefined;
+    if (opening?.stateChanged) record.touch();
+    const pinPolicy = opening?.policy ?? engine.pinPolicy;
+
     // The last call's unfit outcome is told once, on this call.
     const notices: Notice[] = [];
     if (record.state.unfit) {
@@ -227,7 +233,7 @@ export class Session {
     // The notes: in the cached prefix as the last compaction rendered them; a change made
     // elsewhere since is a trailing notice (see notes-placement.ts).
     const host = input.system ?? '';
-    const currentNotes = input.renderNotes === false ? '' : await this.renderedNotes(emit);
+    const currentNotes = input.renderNotes === false ? HOST_SHOWS_NOTES : await this.renderedNotes(emit);
     let notes = placeNotes(record.state, currentNotes, false);
     if (notes.stateChanged) record.touch();
     // The notices so far, the notes change included: what the trailer holds if nothing else is added.
@@ -288,7 +294,7 @@ export class Session {
         truncateLimit: plan.truncateLimit,
         instruction: request?.instruction,
         options,
-        pinPolicy: engine.pinPolicy,
+        pinPolicy,
         count: (entry) => counter.count(entry),
         summarize: spanSummarizer(engine, input.model, (text) => measure.text(text), request?.instruction),
         noticeTokens: (spans) =>
@@ -302,7 +308,8 @@ export class Session {
       // The backstop's own compactions must repay the cache write they cause. Requested ones
       // (the agent chose the moment) are not gated, nor a prompt that would not fit the budget
       // uncompacted with the notices this call may add (the floor's, a warning).
-      const floorTold = request === undefined ? this.floorNotice(result, plan.target, overhead) : undefined;
+      const floorTold =
+        request === undefined ? this.floorNotice(result, plan.target, overhead, pinPolicy) : undefined;
       const noticeRoom =
         (floorTold ? measure.text(floorTold.text) : 0) +
         measure.text(warningNotice(before, budget, options.compactAt * budget).text);
@@ -403,8 +410,9 @@ export class Session {
     result: { entries: Entry[]; tokens: number },
     target: number,
     overhead: number,
+    pinPolicy: PinPolicy,
   ): (Notice & { holders: FloorHolders }) | undefined {
-    const { options, counter, pinPolicy } = this.engine;
+    const { options, counter } = this.engine;
     if (result.tokens <= target || this.record.state.floor?.told) return undefined;
     const holders = floorHolders(result.entries, overhead, (entry) => counter.count(entry), pinPolicy);
     const notice = floorNotice(result.tokens, target, holders, {

@@ -36,6 +36,7 @@ import { batonTools } from './agent-tools.ts';
 import { hostModelOf } from './host-model.ts';
 import { assertMastraHost } from './host-version.ts';
 import { mastraMemoryStore } from './memory-store.ts';
+import { epochOf, type StoredMessage, storedMessageSeqs } from './message-seqs.ts';
 import { toolSchemasOf } from './tool-schemas.ts';
 import { unfitResponse } from './unfit-response.ts';
 import {
@@ -83,10 +84,12 @@ interface RunState {
   unfit?: UnfitInfo | undefined;
   /** Working memory as a compaction of this run last rendered it (Mastra's own, from the run start, until then). */
   workingMemoryShown?: string;
+  /** When the memory thread was created: the origin of its messages' seqs. */
+  epoch?: number;
 }
 
 interface MemoryContext {
-  thread?: { id?: string };
+  thread?: { id?: string; createdAt?: unknown };
   resourceId?: string;
 }
 
@@ -99,12 +102,15 @@ function runSessionId(args: { runId?: unknown }): string {
   return `run:${typeof args.runId === 'string' && args.runId.length > 0 ? args.runId : randomUUID()}`;
 }
 
-/** The memory thread of the run: Mastra puts it in the request context under `MastraMemory`. */
-function scopeOf(
-  args: { requestContext?: { get(key: string): unknown } },
-  run: RunState,
-): ThreadScope | undefined {
-  const memory = args.requestContext?.get('MastraMemory') as MemoryContext | undefined;
+/** The memory context of the run: Mastra puts it in the request context under `MastraMemory`. */
+function memoryContextOf(args: {
+  requestContext?: { get(key: string): unknown };
+}): MemoryContext | undefined {
+  return args.requestContext?.get('MastraMemory') as MemoryContext | undefined;
+}
+
+/** The memory thread of the run. */
+function scopeOf(memory: MemoryContext | undefined, run: RunState): ThreadScope | undefined {
   const threadId = memory?.thread?.id;
   if (typeof threadId === 'string' && threadId.length > 0) {
     return { threadId, ...(memory?.resourceId ? { resourceId: memory.resourceId } : {}) };
@@ -242,9 +248,11 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
   }): RunState {
     const run = args.state as RunState;
     if (!run.session) {
-      const scope = scopeOf(args, run);
+      const memory = memoryContextOf(args);
+      const scope = scopeOf(memory, run);
       if (scope) {
         run.scope = scope;
+        run.epoch = epochOf(memory?.thread);
         this.scopes.set(scope.threadId, scope);
       }
       run.session = this.session(scope?.threadId ?? runSessionId(args));
@@ -286,6 +294,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
       run,
       args.prompt as unknown as PromptMessage[],
       hostModelOf(args.model),
+      args.messageList?.get.all.db(),
     );
     run.unfit = unfitInfoOf(prepared);
     if (run.unfit) return { response: unfitResponse(run.unfit) };
@@ -306,11 +315,14 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     run: RunState,
     prompt: PromptMessage[],
     model: HostModel | undefined,
+    stored: readonly StoredMessage[] | undefined,
   ): Promise<Prepared> {
     const session = run.session as Session;
-    // Keyed by content: Mastra's lastMessages window drops the oldest messages as a thread
-    // grows, and decisions must keep matching the messages they were made for.
-    const entries = promptToEntries(prompt, undefined, 'content');
+    // Keyed by content and numbered by each stored message's time: Mastra's lastMessages
+    // window drops the oldest messages as a thread grows, and decisions, archive records and
+    // the seq ranges the agent is told must keep meaning the same messages.
+    const seqs = run.scope && stored ? storedMessageSeqs(prompt, stored, run.epoch ?? 0) : undefined;
+    const entries = promptToEntries(prompt, undefined, 'content', seqs && ((message) => seqs.get(message)));
     // What slid out of the window since this session's last call is archived, so recall
     // reaches turns older than lastMessages.
     const previous = this.windows.get(session.id);
@@ -327,6 +339,8 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
       ...(model ? { model } : {}),
       // Working memory is in Mastra's own system message already (refreshed at compactions).
       ...(this.workingMemory ? { renderNotes: false } : {}),
+      // The thread's lastMessages window, numbered by stored message: it slides past the opening request.
+      ...(seqs ? { window: true } : {}),
     });
   }
 
