@@ -90,14 +90,26 @@ describe('crash safety on the SQLite store', () => {
     let kills = 0;
     const progress: number[] = [];
     let lastEvicted = 0;
+    // Kills land at a random point of up to `window` ms of work. A restarted child's first step
+    // (cold JIT, a compaction) can take longer than 60 ms on a slow machine: with a fixed window
+    // such a step never completed and the loop stalled there, so the window doubles while a child
+    // makes no progress and falls back once one does.
+    let window = 60;
+    let lastStep = -1;
     while (kills < KILLS) {
-      const outcome = await runAndKill(`run-${session}`, Math.random() * 60);
+      const outcome = await runAndKill(`run-${session}`, Math.random() * window);
       const { evicted, step } = await checkConsistent(`run-${session}`);
       lastEvicted = Math.max(lastEvicted, evicted);
       if (outcome === 'killed') {
         kills++;
         progress.push(step);
-      } else session++; // finished: the next conversation starts on the same file
+        window = step > lastStep ? 60 : Math.min(window * 2, 960);
+        lastStep = step;
+      } else {
+        session++; // finished: the next conversation starts on the same file
+        window = 60;
+        lastStep = -1;
+      }
     }
     // The loop made progress across restarts and compacted (so kills landed around compactions).
     expect(session + progress.at(-1)! / CRASH_ROUNDS).toBeGreaterThan(0.5);
