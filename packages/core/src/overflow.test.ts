@@ -47,6 +47,75 @@ describe('detectContextOverflow', () => {
     });
   });
 
+  // Each provider's rejection as its API words it (the text inside the error body its package
+  // surfaces), with the count and the limit the recovery learns from.
+  const providerTexts: Array<[string, string, { tokens?: number; limit?: number }]> = [
+    [
+      'Anthropic, input + max_tokens over the window',
+      'input length and `max_tokens` exceed context limit: 28129 + 4096 > 32000, decrease input length or `max_tokens` and try again',
+      { tokens: 28_129, limit: 27_904 },
+    ],
+    [
+      'Anthropic, prompt too long',
+      'prompt is too long: 210345 tokens > 200000 maximum',
+      { tokens: 210_345, limit: 200_000 },
+    ],
+    ['Anthropic 413', 'request_too_large', {}],
+    [
+      'OpenAI Responses',
+      'Your input exceeds the context window of this model. Please adjust your input and try again.',
+      {},
+    ],
+    [
+      'OpenAI-compatible (vLLM, DeepSeek): the messages apart from the completion',
+      "This model's maximum context length is 65536 tokens. However, you requested 70144 tokens (66048 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.",
+      { tokens: 66_048, limit: 65_536 },
+    ],
+    ['Amazon Bedrock', 'The model returned the following errors: Input is too long for requested model.', {}],
+    [
+      'Amazon Bedrock, token count',
+      'Too many input tokens. Max input tokens: 8192, request input token count: 9000',
+      {},
+    ],
+    [
+      'Gemini',
+      'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).',
+      { tokens: 1_200_000, limit: 1_048_576 },
+    ],
+    [
+      'Mistral',
+      'Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768 maximum context length',
+      { tokens: 40_000, limit: 32_768 },
+    ],
+    [
+      'xAI',
+      "This model's maximum prompt length is 131072 but the request contains 140000 tokens.",
+      { tokens: 140_000, limit: 131_072 },
+    ],
+    ['llama.cpp server', 'the request exceeds the available context size, try increasing it', {}],
+    ['Ollama', 'prompt too long; exceeded max context length by 4 tokens', {}],
+    [
+      'Cohere',
+      'too many tokens: total number of tokens in the prompt cannot exceed 4081 - received 4524',
+      {},
+    ],
+  ];
+  it.each(providerTexts)('recognises %s', (_provider, message, numbers) => {
+    // As the AI SDK surfaces it: an APICallError holding the provider's JSON body.
+    const wrapped = Object.assign(new Error('Bad Request'), {
+      name: 'AI_APICallError',
+      statusCode: 400,
+      responseBody: JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message } }),
+    });
+    const report = detectContextOverflow(wrapped);
+    expect(report).toBeDefined();
+    expect({ tokens: report?.tokens, limit: report?.limit }).toEqual({
+      tokens: numbers.tokens,
+      limit: numbers.limit,
+    });
+    expect(detectContextOverflow(new Error(message))).toBeDefined();
+  });
+
   it('ignores other errors', () => {
     expect(detectContextOverflow(new Error('rate limit exceeded'))).toBeUndefined();
     expect(detectContextOverflow({ status: 500, message: 'overloaded' })).toBeUndefined();
