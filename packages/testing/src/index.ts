@@ -1,11 +1,11 @@
+export { archiveRecord } from './archive-record.ts';
 export { contextLengthError } from './context-length-error.ts';
 export { filler } from './filler.ts';
 export { describeNotesBackendConformance } from './notes-conformance.ts';
 export {
-  archiveRecord,
   describeStoreConformance,
-  hostileIds,
   type StoreCapability,
   type StoreConformanceOptions,
 } from './store-conformance.ts';
+export { hostileIds } from './store-conformance-ids.ts';
 export { conversationOf, isNoticesText, trailerOf } from './trailer.ts';
