@@ -1,6 +1,6 @@
 import type { ArchiveRecord, PutResult, Store, VersionedDocument } from '@baton/core';
 import { checkedStore, compareArchiveRecords, entryText } from '@baton/core';
-import { fromJsonBackend, storeLabel, toJsonBackend } from '@baton/core/internals';
+import { fromJsonBackend, LruCache, storeLabel, toJsonBackend } from '@baton/core/internals';
 import type { BaseStore, Item } from '@langchain/langgraph';
 
 /** Where one layout of Baton's data sits in a `BaseStore`: namespaces and keys. */
@@ -12,6 +12,8 @@ interface Layout {
 
 /** Items per page when listing a session's archive. */
 const PAGE = 500;
+/** Documents remembered as absent from the earlier layout (a bound, not a working set). */
+const LEGACY_MISSES = 10_000;
 
 /**
  * Baton's Store over the LangGraph `BaseStore` the graph runs with (`InMemoryStore`,
@@ -31,15 +33,29 @@ export function langGraphStore(store: BaseStore, prefix = 'baton'): Store {
   const legacyDoc = (namespace: string, key: string) =>
     differs(current.doc(namespace), legacy.doc(namespace)) || current.key(key) !== legacy.key(key);
 
+  // Documents the earlier layout was found not to hold: sessions read theirs before every
+  // model call, and one never written (no notes yet) would otherwise cost a second read each time.
+  const noLegacy = new LruCache<string, true>(LEGACY_MISSES);
+  const readLegacyDocument = async (namespace: string, key: string): Promise<Item | null> => {
+    const slot = `${namespace}\u0000${key}`;
+    if (!legacyDoc(namespace, key) || noLegacy.has(slot)) return null;
+    const item = await unlessRefused(
+      () => store.get(legacy.doc(namespace), legacy.key(key)),
+      null,
+      namespace,
+      key,
+    );
+    if (!item) noLegacy.set(slot, true);
+    return item;
+  };
+
   const readDocument = async <T>(
     namespace: string,
     key: string,
   ): Promise<VersionedDocument<T> | undefined> => {
     const item =
       (await store.get(current.doc(namespace), current.key(key))) ??
-      (legacyDoc(namespace, key)
-        ? await unlessRefused(() => store.get(legacy.doc(namespace), legacy.key(key)), null, namespace, key)
-        : null);
+      (await readLegacyDocument(namespace, key));
     if (!item) return undefined;
     return { value: fromJsonBackend<T>(item.value) as T, version: item.value.version as number };
   };

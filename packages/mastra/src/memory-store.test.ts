@@ -37,3 +37,25 @@ describe('mastraMemoryStore on data an earlier release wrote (LibSQL)', () => {
     return storage;
   });
 });
+
+describe('mastraMemoryStore reads before every model call', () => {
+  it('looks for an absent document under the earlier layout once, not on every read', async () => {
+    const storage = new LibSQLStore({ id: `counting-${Math.random()}`, url: ':memory:' });
+    await storage.init();
+    const domain = (await storage.getStore('threadState')) as unknown as {
+      getState: (...args: unknown[]) => Promise<unknown>;
+    };
+    let reads = 0;
+    const getState = domain.getState.bind(domain);
+    domain.getState = (...args) => {
+      reads++;
+      return getState(...args);
+    };
+    const store = mastraMemoryStore(new Memory({ storage }));
+    // `user_42` is keyed `user~5F42` now and was `user_42` before: a miss reads both, once.
+    expect(await store.getDocument('baton/notes', 'user_42')).toBeUndefined();
+    expect(reads).toBe(2);
+    for (let i = 0; i < 5; i++) expect(await store.getDocument('baton/notes', 'user_42')).toBeUndefined();
+    expect(reads).toBe(7);
+  });
+});

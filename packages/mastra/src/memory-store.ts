@@ -8,7 +8,7 @@ import {
   type Store,
   type VersionedDocument,
 } from '@baton/core';
-import { fromJsonBackend, storeLabel, toJsonBackend } from '@baton/core/internals';
+import { fromJsonBackend, LruCache, storeLabel, toJsonBackend } from '@baton/core/internals';
 import type { MastraMemory } from '@mastra/core/memory';
 
 /** What Baton uses of Mastra's thread-state storage domain (`@mastra/core` 1.6x and later). */
@@ -87,13 +87,20 @@ export function mastraMemoryStore(memory: MastraMemory): Store {
   });
   const docType = (namespace: string) => `baton:${namespace.split('/').map(storeLabel).join('/')}`;
   const legacyDocType = (namespace: string) => `baton:${namespace}`;
+  // Documents the earlier layout was found not to hold: sessions read theirs before every
+  // model call, and one never written (no notes yet) would otherwise cost a second read each time.
+  const noLegacy = new LruCache<string, true>(10_000);
   const readDocument = async (namespace: string, key: string): Promise<StoredDocument | undefined> => {
     const state = await threadState();
     const { current, legacy } = thread(key);
     const found = await state.getState<StoredDocument>({ threadId: current, type: docType(namespace) });
     if (found || legacy === undefined || namespace.includes('\u0000')) return found;
     if (legacy === current && legacyDocType(namespace) === docType(namespace)) return undefined;
-    return state.getState<StoredDocument>({ threadId: legacy, type: legacyDocType(namespace) });
+    const slot = `${namespace}\u0000${key}`;
+    if (noLegacy.has(slot)) return undefined;
+    const old = await state.getState<StoredDocument>({ threadId: legacy, type: legacyDocType(namespace) });
+    if (!old) noLegacy.set(slot, true);
+    return old;
   };
   const records = (stored: StoredArchive | undefined): ArchiveRecord[] =>
     fromJsonBackend<ArchiveRecord[]>({ value: stored?.records, json: stored?.json }) ?? [];
