@@ -1,6 +1,6 @@
 import type { Engine } from './engine.ts';
 import { describeError } from './errors.ts';
-import type { BatonEvent } from './events.ts';
+import type { BatonEventBody } from './events.ts';
 import { formatTokens } from './format.ts';
 import { buildGroups } from './groups.ts';
 import type { Ledger } from './ledger.ts';
@@ -77,7 +77,7 @@ export async function checkpointSession(
   record: SessionRecord,
   notes: Notes,
   unfit: { reason: string; tokens: number },
-  emit: (event: BatonEvent) => void,
+  emit: (event: BatonEventBody) => void,
 ): Promise<string> {
   const { store, inputBudget } = engine.options;
   const sequence = ++record.state.checkpoints;

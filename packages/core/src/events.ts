@@ -1,8 +1,27 @@
 /**
- * What Baton reports. Events carry counts, ranges and names, never message content, so they
- * are safe to log and ship to telemetry.
+ * What a notice told the agent, as numbers: carried by the `notice-shown` event so a host can
+ * log and chart warnings and evictions without parsing the text.
  */
-export type BatonEvent =
+export type NoticeFacts =
+  | { kind: 'warning'; tokens: number; budget: number; tokensLeft: number }
+  | {
+      kind: 'eviction';
+      stages: string[];
+      /** The spans evicted by this compaction (one taken in by a later, wider span is left out). */
+      spans: Array<{ stage: string; from: number; to: number; messages: number }>;
+      tokensFreed: number;
+    }
+  | { kind: 'degrade'; previews: Array<{ seq: number; chars: number; shown: number }> }
+  | { kind: 'unfit'; tokens: number; budget: number; checkpointRef: string }
+  | { kind: 'notes'; cleared: boolean; chars: number }
+  | { kind: 'floor'; tokens: number; target: number; compactsAgainAt: number; truncateAt: number };
+
+/**
+ * What Baton reports, as emitted inside the engine: every event a host receives is one of
+ * these stamped with its session id (`BatonEvent`). Events carry counts, ranges and names,
+ * never message content, so they are safe to log and ship to telemetry.
+ */
+export type BatonEventBody =
   | {
       type: 'stage-completed';
       stage: string;
@@ -68,6 +87,28 @@ export type BatonEvent =
    * `selfCompact` is on, a probe was due, and nothing can answer it (no `selfCompact.judge`,
    * and the host's model is not one Baton can call). Once per session.
    */
-  | { type: 'probe-unavailable'; step: number; reason: string };
+  | { type: 'probe-unavailable'; step: number; reason: string }
+  /**
+   * A notice reaches the model with this call (warning, eviction, degrade, unfit, notes,
+   * floor): what it told, as figures. One event per notice, in the order of the trailer.
+   */
+  | { type: 'notice-shown'; notice: NoticeFacts };
+
+/**
+ * An event as `onEvent` and `Prepared.events` deliver it: the session it happened in (one
+ * listener serves every chat of a server) and what happened.
+ *
+ * @example
+ * ```ts
+ * createBaton({
+ *   model: 'gpt-4o',
+ *   onEvent: (event) => {
+ *     if (event.type === 'notice-shown' && event.notice.kind === 'warning')
+ *       log.info({ chat: event.sessionId, tokensLeft: event.notice.tokensLeft }, 'context warning');
+ *   },
+ * });
+ * ```
+ */
+export type BatonEvent = BatonEventBody & { sessionId: string };
 
 export type BatonEventType = BatonEvent['type'];

@@ -54,5 +54,12 @@ export function floorNotice(
       `[baton] Compaction cannot bring your context below about ${fmt(tokens)} tokens (it aims at ${fmt(Math.round(target))}); what holds it: ${held}. ` +
       `Baton compacts again once the context has grown by ${fmt(Math.round(next.grownBy))} tokens, or at ${fmt(Math.round(next.truncateAt))} tokens, where older turns are dropped (archived for recall). ` +
       'Keep tool outputs small (ask for ranges, filter), and keep what you need in your notes.',
+    facts: {
+      kind: 'floor',
+      tokens,
+      target: Math.round(target),
+      compactsAgainAt: Math.round(tokens + next.grownBy),
+      truncateAt: Math.round(next.truncateAt),
+    },
   };
 }

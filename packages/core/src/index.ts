@@ -14,7 +14,7 @@ export {
   tokenPricing,
 } from './cost-meter.ts';
 export { BatonConfigError, BatonInputError, BatonSessionError } from './errors.ts';
-export type { BatonEvent, BatonEventType } from './events.ts';
+export type { BatonEvent, BatonEventBody, BatonEventType, NoticeFacts } from './events.ts';
 export type { Decision, FoldDecision, Ledger, ReplaceDecision } from './ledger.ts';
 export { lookupModel, MODEL_CATALOG, type ModelInfo, type ModelPricing } from './model-catalog.ts';
 export type { NotesApi } from './notes.ts';

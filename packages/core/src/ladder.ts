@@ -1,6 +1,6 @@
 import { checkDecisions } from './decision-shape.ts';
 import { describeError } from './errors.ts';
-import type { BatonEvent } from './events.ts';
+import type { BatonEventBody } from './events.ts';
 import { buildGroups, type PinPolicy } from './groups.ts';
 import { applyLedger, type Decision } from './ledger.ts';
 import type { EvictedSpan } from './notices.ts';
@@ -26,7 +26,7 @@ export interface LadderInput {
   summarize: StageContext['summarize'];
   /** Tokens of the notices that will describe these evictions. */
   noticeTokens(spans: readonly EvictedSpan[]): number;
-  emit(event: BatonEvent): void;
+  emit(event: BatonEventBody): void;
 }
 
 export interface LadderOutput {

@@ -17,6 +17,7 @@ export function notesChangedNotice(current: string): Notice {
       current.length === 0
         ? '[baton] Your notes were cleared outside your notes tool (by another worker or the host) since they were last shown in your system prompt.'
         : `[baton] Your notes were changed outside your notes tool (by another worker or the host) since they were last shown in your system prompt. They now read:\n\n${current}`,
+    facts: { kind: 'notes', cleared: current.length === 0, chars: current.length },
   };
 }
 

@@ -47,6 +47,7 @@ export function warningNotice(tokens: number, budget: number, compactAt: number)
       `[baton] Context is at ${Math.round((tokens / budget) * 100)}% of its budget (${fmt(tokens)} of ${fmt(budget)} tokens); ` +
       `compaction starts in about ${fmt(left)} tokens. Before then, save what you must keep: write it with the notes tool ` +
       '(notes survive compaction verbatim), or call compact with an instruction naming what to keep and it runs before your next step.',
+    facts: { kind: 'warning', tokens, budget, tokensLeft: left },
   };
 }
 
@@ -97,6 +98,17 @@ export function evictionNotice(spans: readonly EvictedSpan[], tokensFreed: numbe
       ...lines,
       'Get anything back with recall({ "ref": … }), recall({ "from": …, "to": … }) or recall({ "query": "words" }); large results page with "offset" and "limit".',
     ].join('\n'),
+    facts: {
+      kind: 'eviction',
+      stages: [...new Set(spans.map((s) => s.stage))],
+      spans: listed.map((span) => ({
+        stage: span.stage,
+        from: span.from,
+        to: span.to,
+        messages: span.entries.length,
+      })),
+      tokensFreed,
+    },
   };
 }
 
@@ -135,6 +147,7 @@ export function degradeNotice(entries: readonly Entry[], shown: number): Notice 
           `- ${what} (seq ${entry.seq}): ${fmt(shown)} of ${fmt(chars)} chars shown; read the rest with recall({ "ref": ${JSON.stringify(ref)}, "offset": 0, "limit": 8000 }) or find a passage with recall({ "query": "words" })`,
       ),
     ].join('\n'),
+    facts: { kind: 'degrade', previews: items.map(({ entry, chars }) => ({ seq: entry.seq, chars, shown })) },
   };
 }
 
@@ -145,6 +158,7 @@ export function unfitNotice(reason: string, checkpointRef: string, tokens: numbe
       `[baton] The previous step could not fit the context window (${fmt(tokens)} tokens needed, ${fmt(budget)} available): ${reason}. ` +
       `That turn was ended instead of failing. A checkpoint of your notes, the compaction ledger and the archive index was saved as ${JSON.stringify(checkpointRef)}. ` +
       'Continue from your notes; use recall to read archived content in smaller pages, and keep tool outputs small (ask for ranges, filter, or summarise).',
+    facts: { kind: 'unfit', tokens, budget, checkpointRef },
   };
 }
 

@@ -1,5 +1,5 @@
 import { describeError } from './errors.ts';
-import type { BatonEvent } from './events.ts';
+import type { BatonEventBody } from './events.ts';
 import type { Store } from './store.ts';
 import type { TokenCounter } from './token-counter.ts';
 import { contentHashOf, type Entry } from './transcript.ts';
@@ -47,7 +47,7 @@ export class PersistedCounts {
   }
 
   /** Seeds the counter with this session's stored counts (the first call of a process only). */
-  async load(emit: (event: BatonEvent) => void): Promise<void> {
+  async load(emit: (event: BatonEventBody) => void): Promise<void> {
     if (this.loaded) return;
     this.loaded = true;
     try {
@@ -67,7 +67,7 @@ export class PersistedCounts {
   }
 
   /** Saves the counts of `entries` not stored yet, once there are enough of them. */
-  async save(entries: readonly Entry[], emit: (event: BatonEvent) => void): Promise<void> {
+  async save(entries: readonly Entry[], emit: (event: BatonEventBody) => void): Promise<void> {
     const fresh: Array<[string, number]> = [];
     for (const entry of entries) {
       const hash = contentHashOf(entry);

@@ -1,4 +1,4 @@
-import type { BatonEvent } from './events.ts';
+import type { BatonEvent, NoticeFacts } from './events.ts';
 import type { HostModel } from './self-compaction.ts';
 import type { ToolSchema } from './token-counter.ts';
 import type { Entry } from './transcript.ts';
@@ -31,6 +31,8 @@ export interface PrepareInput {
 export interface Notice {
   type: 'warning' | 'eviction' | 'degrade' | 'unfit' | 'notes' | 'floor';
   text: string;
+  /** The figures the text states, for the `notice-shown` event (counts and refs, never content). */
+  facts: NoticeFacts;
 }
 
 export type Outcome = 'ok' | 'compacted' | 'unfit';

@@ -1,5 +1,5 @@
 import type { Engine } from './engine.ts';
-import type { BatonEvent } from './events.ts';
+import type { BatonEventBody } from './events.ts';
 import type { LadderOutput } from './ladder.ts';
 import type { ProbeDecision } from './rubrics.ts';
 import {
@@ -59,7 +59,7 @@ export async function probeIfDue(
   config: ResolvedSelfCompact,
   schedule: ProbeSchedule,
   context: { tokens: number; entries: readonly Entry[]; system: string; model: HostModel | undefined },
-  emit: (event: BatonEvent) => void,
+  emit: (event: BatonEventBody) => void,
 ): Promise<ProbeDecision | undefined> {
   const { tokens, entries, system, model } = context;
   const judge = config.judge ?? model?.judge;
@@ -126,7 +126,7 @@ export function recordSelfCompaction(
   engine: Engine,
   schedule: ProbeSchedule,
   compaction: { early: boolean; before: number; result: LadderOutput },
-  emit: (event: BatonEvent) => void,
+  emit: (event: BatonEventBody) => void,
 ): void {
   const { early, before, result } = compaction;
   schedule.lastCompactionStep = schedule.steps;

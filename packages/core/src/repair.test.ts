@@ -70,6 +70,7 @@ describe('repairTranscript', () => {
     const prepared = await session.prepare({ entries });
     expect(prepared.events).toContainEqual({
       type: 'transcript-repaired',
+      sessionId: 's',
       orphanResults: 1,
       missingResults: 1,
       refs: [entries[1]!.key],

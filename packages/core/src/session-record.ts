@@ -1,6 +1,6 @@
 import { ledgerProblem } from './decision-shape.ts';
 import { describeError } from './errors.ts';
-import type { BatonEvent } from './events.ts';
+import type { BatonEventBody } from './events.ts';
 import type { Decision, Ledger } from './ledger.ts';
 import type { EvictedSpan } from './notices.ts';
 import { initialState, type SessionState, STATE_NAMESPACE } from './session-state.ts';
@@ -11,7 +11,7 @@ const LEDGER_NAMESPACE = 'baton/ledger';
 /** Compare-and-set rounds for one ledger commit before giving up (then it stays in memory). */
 const LEDGER_ATTEMPTS = 8;
 
-type Emit = (event: BatonEvent) => void;
+type Emit = (event: BatonEventBody) => void;
 
 function archiveRecords(spans: readonly EvictedSpan[], now: number): ArchiveRecord[] {
   return spans.flatMap((span) =>

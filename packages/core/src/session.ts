@@ -6,7 +6,7 @@ import { backstopReached, minGain, nextWarning, planCompaction } from './control
 import type { Engine } from './engine.ts';
 import { checkPrepareInput } from './entry-check.ts';
 import { describeError } from './errors.ts';
-import type { BatonEvent } from './events.ts';
+import type { BatonEvent, BatonEventBody } from './events.ts';
 import { type FloorHolders, floorHolders, floorNotice } from './floor.ts';
 import { type PinPolicy, windowPolicy } from './groups.ts';
 import { runLadder } from './ladder.ts';
@@ -168,7 +168,7 @@ export class Session {
    * becomes a `store-failed` event.
    */
   async archiveDropped(entries: readonly Entry[]): Promise<void> {
-    const emit = (event: BatonEvent) => this.notify(event);
+    const emit = (event: BatonEventBody) => this.notify({ ...event, sessionId: this.id });
     await this.record.archiveOutside(
       entries.filter((entry) => entry.meta?.synthetic === undefined && entry.role !== 'system'),
       'host-window',
@@ -197,7 +197,8 @@ export class Session {
     const { engine, record } = this;
     const { options, counter } = engine;
     const events: BatonEvent[] = [];
-    const emit = (event: BatonEvent) => {
+    const emit = (body: BatonEventBody) => {
+      const event = { ...body, sessionId: this.id };
       events.push(event);
       this.notify(event);
     };
@@ -339,7 +340,7 @@ export class Session {
       if (request === undefined) {
         this.recordFloor(result.tokens, plan.target, turn);
         if (floorTold) {
-          notices.push({ type: floorTold.type, text: floorTold.text });
+          notices.push({ type: floorTold.type, text: floorTold.text, facts: floorTold.facts });
           emit({
             type: 'compaction-floor',
             tokens: result.tokens,
@@ -371,6 +372,7 @@ export class Session {
     const after = counter.scale(raw);
     const changed =
       projection.length !== input.entries.length || projection.some((entry, i) => entry !== input.entries[i]);
+    for (const notice of notices) emit({ type: 'notice-shown', notice: notice.facts });
     const common = { entries: projection, system, block: notes.block, trailer, changed, notices, events };
     let prepared: Prepared = { ...common, outcome, tokens: { before, after, budget } };
     if (after > budget) {
@@ -440,7 +442,7 @@ export class Session {
   }
 
   /** The notes rendered now; undefined when they could not be read (the block stays as it was). */
-  private async renderedNotes(emit: (e: BatonEvent) => void): Promise<string | undefined> {
+  private async renderedNotes(emit: (e: BatonEventBody) => void): Promise<string | undefined> {
     try {
       // Re-read every call: notes written by another worker, or by the host's own memory tool
       // (Mastra's working memory), are in this call's prompt, not a stale copy.

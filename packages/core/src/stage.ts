@@ -1,4 +1,4 @@
-import type { BatonEvent } from './events.ts';
+import type { BatonEventBody } from './events.ts';
 import type { Group } from './groups.ts';
 import type { Decision } from './ledger.ts';
 import type { Entry } from './transcript.ts';
@@ -43,7 +43,7 @@ export interface StageContext {
   count(entry: Entry): number;
   /** Bounded, memoized summary of a span (chunks under `maxSummaryInputTokens`, each extending the last). Throws on failure. */
   summarize(entries: Entry[], priorSummary?: string): Promise<string>;
-  emit(event: BatonEvent): void;
+  emit(event: BatonEventBody): void;
 }
 
 export interface StageResult {

@@ -90,10 +90,12 @@ export class ThreadSessions {
 
   /** The session of a run (see `sessionIdOf`); throws `BatonSessionError` when the run names none. */
   session(store: BaseStore | null | undefined, run: RunIdentity): Session {
-    return this.batonFor(store).session(sessionIdOf(run, this.scope));
+    const id = sessionIdOf(run, this.scope);
+    return this.batonFor(store, id).session(id);
   }
 
-  private batonFor(store: BaseStore | null | undefined): Baton {
+  /** `sessionId`: the session that found no store, named in the `store-fallback` event. */
+  private batonFor(store: BaseStore | null | undefined, sessionId: string): Baton {
     if (store) {
       let baton = this.byStore.get(store);
       if (!baton) {
@@ -108,6 +110,7 @@ export class ThreadSessions {
       if (this.options.store) return this.fallback;
       const event: BatonEvent = {
         type: 'store-fallback',
+        sessionId,
         reason:
           'no LangGraph store in the runtime (pass `store` to createAgent or compile): notes, ledger and archive are kept in memory',
       };
