@@ -6,7 +6,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
-import type { Prepared, Session, ToolSchema } from '@baton/core';
+import { type Prepared, providerCompactionOf, type Session, type ToolSchema } from '@baton/core';
 import {
   callWithOverflowRecovery,
   entriesToPrompt,
@@ -66,6 +66,7 @@ export async function projectCall(
     entries: promptToEntries(original.prompt as PromptMessage[]),
     ...(tools ? { tools } : {}),
     model: hostModel(model),
+    providerCompaction: providerCompactionOf(original.providerOptions),
   });
   const prompt = withTrailer(
     withSystemBlock(entriesToPrompt(prepared.entries), prepared.system),

@@ -88,7 +88,7 @@ describe('events', () => {
     const section = readme.slice(readme.indexOf('## Events'), readme.indexOf('## Invariants'));
     const declared = [...source.matchAll(/type: '([a-z-]+)'/g)].map((match) => match[1]);
     expect(declared.length).toBeGreaterThan(15);
-    const listed = [...section.matchAll(/^\| `([a-z-]+)` \|/gm)].flatMap((match) =>
+    const listed = [...section.matchAll(/^\| `([a-z-]+)`\s+\|/gm)].flatMap((match) =>
       match[1] === 'type' ? [] : [match[1]],
     );
     expect(listed.sort()).toEqual([...new Set(declared)].sort());

@@ -92,7 +92,14 @@ export type BatonEventBody =
    * A notice reaches the model with this call (warning, eviction, degrade, unfit, notes,
    * floor): what it told, as figures. One event per notice, in the order of the trailer.
    */
-  | { type: 'notice-shown'; notice: NoticeFacts };
+  | { type: 'notice-shown'; notice: NoticeFacts }
+  /**
+   * The host also turned on the provider's own compaction (Anthropic `compaction` or
+   * `contextManagement` edits, OpenAI Responses `contextManagement`): two compactors on one
+   * conversation. Baton keeps the provider's compaction blocks verbatim and never evicts them;
+   * choose one (usually Baton's thresholds, or raise the provider's trigger above them). Once per session.
+   */
+  | { type: 'provider-compaction-configured'; setting: string };
 
 /**
  * An event as `onEvent` and `Prepared.events` deliver it: the session it happened in (one

@@ -1,3 +1,4 @@
+import { holdsProviderCompaction } from './provider-context.ts';
 import { type Entry, isSynthetic, toolCalls, toolResults } from './transcript.ts';
 
 export type GroupKind = 'system' | 'user' | 'tool-exchange' | 'assistant' | 'synthetic';
@@ -13,7 +14,7 @@ export interface Group {
   toolNames: string[];
   /** The model has answered after this group (its tool results were seen). */
   consumed: boolean;
-  /** Holds a pinned tool's call/result, or an entry the `pin` predicate selected. */
+  /** Holds a pinned tool's call/result, a provider's compaction block, or an entry the `pin` predicate selected. */
   pinned: boolean;
   /** The first host user message: the opening request, kept verbatim. */
   firstRequest: boolean;
@@ -58,6 +59,8 @@ export function windowPolicy(
 }
 
 function isPinned(entry: Entry, policy: PinPolicy): boolean {
+  // The provider's own compaction of what came before: the model's only record of it.
+  if (holdsProviderCompaction(entry)) return true;
   if (policy.pinnedTools.size > 0) {
     for (const part of entry.parts) {
       if ((part.type === 'tool-call' || part.type === 'tool-result') && policy.pinnedTools.has(part.name))

@@ -24,6 +24,7 @@ export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat }
 export type { BatonOptions, ResolvedOptions } from './options.ts';
 export { detectContextOverflow, type OverflowReport } from './overflow.ts';
 export type { Notice, Outcome, Prepared, PreparedToSend, PreparedUnfit, PrepareInput } from './prepared.ts';
+export { isProviderCompaction, providerCompactionOf } from './provider-context.ts';
 export type { RecallInput, RecallResult } from './recall.ts';
 export {
   type ProbeAnswer,

@@ -1,5 +1,6 @@
 import { NOTES_HEADING } from './notes.ts';
 import { NOTICES_HEADING, UNFIT_STEP_PREFIX } from './notices.ts';
+import { encryptedCompactionTokens } from './provider-context.ts';
 import {
   contentHashOf,
   createEntry,
@@ -82,13 +83,20 @@ function opaque(part: PromptPart, text?: string): OpaquePart {
   return { type: 'opaque', kind: part.type, value: part, ...(text !== undefined ? { text } : {}) };
 }
 
+function isAnthropicCompaction(part: PromptPart): boolean {
+  const options = part.providerOptions as { anthropic?: { type?: unknown } } | undefined;
+  return options?.anthropic?.type === 'compaction';
+}
+
 function partsOf(message: PromptMessage): Part[] {
   if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
   const parts: Part[] = [];
   for (const part of message.content) {
     switch (part.type) {
       case 'text':
-        parts.push({ type: 'text', text: String(part.text) });
+        // A provider's compaction block rides on a text part; it goes back byte for byte, signature included.
+        if (isAnthropicCompaction(part)) parts.push(opaque(part, String(part.text ?? '')));
+        else parts.push({ type: 'text', text: String(part.text) });
         break;
       case 'reasoning':
         parts.push(opaque(part, String(part.text ?? '')));
@@ -108,9 +116,13 @@ function partsOf(message: PromptMessage): Part[] {
         if (message.role === 'assistant') parts.push(opaque(part, JSON.stringify(part.output ?? null)));
         else parts.push(resultPart(part));
         break;
-      default:
+      default: {
         // Files, images, custom and approval parts travel verbatim at a fixed cost.
-        parts.push(opaque(part));
+        const kept = opaque(part);
+        const tokens = encryptedCompactionTokens(kept);
+        if (tokens !== undefined) kept.tokens = tokens;
+        parts.push(kept);
+      }
     }
   }
   return parts;

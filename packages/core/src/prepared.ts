@@ -25,6 +25,11 @@ export interface PrepareInput {
   window?: boolean;
   /** The host's model, for self-compaction probes and continuation summaries (adapters pass it). */
   model?: HostModel;
+  /**
+   * The provider-side compaction this call turns on (see `providerCompactionOf`), told once per
+   * session as a `provider-compaction-configured` event: two compactors on one conversation.
+   */
+  providerCompaction?: string | undefined;
 }
 
 /** Something the agent should read before its next step (rendered into `Prepared.trailer`). */

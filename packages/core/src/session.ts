@@ -44,6 +44,8 @@ function joinBlocks(...blocks: string[]): string {
  */
 export class Session {
   readonly id: string;
+  /** The `provider-compaction-configured` event went out (once per session and process). */
+  private toldProviderCompaction = false;
   readonly archive: ArchiveApi;
   readonly notes: NotesApi;
   /** The agent tools (notes, compact, recall) in neutral form; adapters expose them in host idiom. */
@@ -203,6 +205,10 @@ export class Session {
       this.notify(event);
     };
     await Promise.all([record.load(emit), this.counts.load(emit)]);
+    if (input.providerCompaction && !this.toldProviderCompaction) {
+      this.toldProviderCompaction = true;
+      emit({ type: 'provider-compaction-configured', setting: input.providerCompaction });
+    }
     counter.resume(record.state.calibration);
 
     // Host entries -> a transcript the provider accepts (orphans archived, missing results answered).

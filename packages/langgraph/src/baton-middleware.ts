@@ -1,4 +1,4 @@
-import { BatonConfigError, type Prepared, type Session } from '@baton/core';
+import { BatonConfigError, type Prepared, providerCompactionOf, type Session } from '@baton/core';
 import { callWithOverflowRecovery, storableEntries, type UnfitInfo } from '@baton/core/internals';
 import { AIMessage, type BaseMessage, RemoveMessage } from '@langchain/core/messages';
 import { type BaseStore, Command, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
@@ -82,6 +82,13 @@ export function batonMiddleware(options: BatonMiddlewareOptions) {
       tools: toolSchemasOf(request.tools),
       // The agent's own chat model answers probes and writes continuation summaries.
       ...(request.model ? { model: hostModelFor(request.model) } : {}),
+      // ChatAnthropic's own server-side compaction or context editing, when the model has it on.
+      providerCompaction: providerCompactionOf({
+        anthropic: {
+          contextManagement: (request.model as { contextManagement?: unknown } | undefined)
+            ?.contextManagement,
+        },
+      }),
     });
   }
 

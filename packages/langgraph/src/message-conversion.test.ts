@@ -1,3 +1,4 @@
+import { isProviderCompaction } from '@baton/core';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
 import { fromEntries, toEntries } from './message-conversion.ts';
@@ -49,5 +50,23 @@ describe('LangChain messages <-> entries', () => {
     ]);
     expect((rebuilt[3] as ToolMessage).tool_call_id).toBe('a');
     expect((rebuilt[3] as ToolMessage).status).toBe('error');
+  });
+
+  it("carries ChatAnthropic's compaction block verbatim, counted by its text and protected from eviction", () => {
+    const block = {
+      type: 'compaction',
+      content: 'Earlier: parser.ts:88 throws on empty lines.',
+      signature: 'sig',
+    };
+    const [entry] = toEntries([
+      new AIMessage({ content: [block, { type: 'text', text: 'go on' }], id: 'c1' }),
+    ]);
+    expect(entry!.parts[0]).toEqual({
+      type: 'opaque',
+      kind: 'compaction',
+      value: block,
+      text: block.content,
+    });
+    expect(isProviderCompaction(entry!.parts[0]!)).toBe(true);
   });
 });

@@ -21,6 +21,9 @@ function contentParts(content: BaseMessage['content']): Part[] {
     const opaque: OpaquePart = { type: 'opaque', kind: String(block.type ?? 'block'), value: block };
     if (block.type === 'reasoning' || block.type === 'thinking')
       opaque.text = String(block.reasoning ?? block.thinking ?? block.text ?? '');
+    // Anthropic's server-side compaction: kept verbatim (and never evicted), counted by its text.
+    else if (block.type === 'compaction')
+      opaque.text = typeof block.content === 'string' ? block.content : '';
     return [opaque];
   });
 }
