@@ -6,7 +6,19 @@ export {
   anthropicCount,
   anthropicRuleViolations,
   anthropicWire,
+  bedrockCount,
+  bedrockRuleViolations,
+  bedrockWire,
   countText,
+  geminiCount,
+  geminiRuleViolations,
+  geminiWire,
+  openaiChatCount,
+  openaiChatRuleViolations,
+  openaiChatWire,
+  openaiResponsesCount,
+  openaiResponsesRuleViolations,
+  openaiResponsesWire,
   type ProviderWire,
   type ProviderWireOptions,
   providerRuleViolations,
@@ -17,10 +29,3 @@ export {
   type WireScriptInput,
   type WireTurn,
 } from './provider-wire/index.ts';
-export {
-  describeStoreConformance,
-  type StoreCapability,
-  type StoreConformanceOptions,
-} from './store-conformance.ts';
-export { hostileIds } from './store-conformance-ids.ts';
-export { conversationOf, isNoticesText, trailerOf } from './trailer.ts';
