@@ -29,3 +29,10 @@ export {
   type WireScriptInput,
   type WireTurn,
 } from './provider-wire/index.ts';
+export {
+  describeStoreConformance,
+  type StoreCapability,
+  type StoreConformanceOptions,
+} from './store-conformance.ts';
+export { hostileIds } from './store-conformance-ids.ts';
+export { conversationOf, isNoticesText, trailerOf } from './trailer.ts';
