@@ -25,6 +25,11 @@ export interface PrepareInput {
   window?: boolean;
   /** The host's model, for self-compaction probes and continuation summaries (adapters pass it). */
   model?: HostModel;
+  /**
+   * The id of the model this call goes to (`'claude-sonnet-4-5'`), when the adapter knows it:
+   * the session keeps its token calibration per model. Default: the `model` option.
+   */
+  modelId?: string;
 }
 
 /** Something the agent should read before its next step (rendered into `Prepared.trailer`). */
