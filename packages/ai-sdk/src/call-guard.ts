@@ -66,6 +66,8 @@ export async function projectCall(
     entries: promptToEntries(original.prompt as PromptMessage[]),
     ...(tools ? { tools } : {}),
     model: hostModel(model),
+    // Calibration is kept per model: a session that switches models keeps each one's ratio.
+    ...(model.modelId ? { modelId: model.modelId } : {}),
   });
   const prompt = withTrailer(
     withSystemBlock(entriesToPrompt(prepared.entries), prepared.system),

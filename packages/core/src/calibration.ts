@@ -159,7 +159,7 @@ export class SessionCalibration {
   /** Exact counts times this session's ratio, as of the last `counterFor`. */
   counter: TokenCounter;
   /** The model of the last `counterFor`: what the next usage report is about. */
-  private model: string | undefined;
+  model: string | undefined;
 
   constructor(
     private readonly shared: TokenCounter,

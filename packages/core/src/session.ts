@@ -240,7 +240,7 @@ export class Session {
 
     // The ledger re-applied, then measured with the system prompt, the notes, the tools and the notices.
     let projection = applyLedger(repaired.entries, record.ledger.decisions);
-    const measure = new PromptMeasure(counter, input.tools, projection);
+    const measure = new PromptMeasure(counter, input.tools, projection, this.calibration.model);
     const before = measure.tokens(joinBlocks(host, notes.block), trailerSoFar());
     const budget = options.inputBudget;
     let outcome: 'ok' | 'compacted' = 'ok';
