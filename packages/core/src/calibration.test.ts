@@ -87,6 +87,29 @@ describe('calibration per session', () => {
     expect(otherRaw).toBe(exact.tokens.before);
   });
 
+  it('keeps the per-model seeds across a restart too', async () => {
+    const store = memoryStore();
+    const history = chat(10, 6);
+    const raw = (await createBaton({ contextWindow: 100_000 }).session('exact').prepare({ entries: history }))
+      .tokens.before;
+    const before = createBaton({ contextWindow: 100_000, store });
+    for (const [id, modelId, ratio] of [
+      ['x-user', 'model-x', 1.3],
+      ['y-user', 'model-y', 0.9],
+    ] as const) {
+      const session = before.session(id);
+      await session.prepare({ entries: history, modelId });
+      session.observeUsage({ inputTokens: Math.round(raw * ratio) });
+      await session.prepare({ entries: history, modelId }); // writes the seed
+    }
+    const after = createBaton({ contextWindow: 100_000, store });
+    const ratioOf = async (id: string, modelId: string) =>
+      (await after.session(id).prepare({ entries: history, modelId })).tokens.before / raw;
+    expect(await ratioOf('new-x', 'model-x')).toBeCloseTo(1.3, 2);
+    expect(await ratioOf('new-y', 'model-y')).toBeCloseTo(0.9, 2);
+    expect(await ratioOf('new-z', 'model-z')).toBeCloseTo(0.9, 2); // the last one seen
+  });
+
   it('keeps a ratio per model: a model it used before keeps its own, a new one is seeded from that model', async () => {
     const history = chat(10, 5);
     const raw = (await createBaton({ contextWindow: 100_000 }).session('exact').prepare({ entries: history }))

@@ -26,6 +26,13 @@ const MODELS_KEPT = 8;
 const SEED_NAMESPACE = 'baton/calibration';
 /** The stored seed is rewritten only when a learnt ratio moved by more than this (not a store write per call). */
 const SEED_TOLERANCE = 0.01;
+/** Models the process's seed remembers; the one learnt longest ago goes first. */
+const SEED_MODELS = 64;
+
+/** Whether `ratio` moved away from what the store holds. */
+function moved(stored: number | undefined, ratio: number): boolean {
+  return stored === undefined || Math.abs(ratio - stored) > stored * SEED_TOLERANCE;
+}
 
 function validRatio(ratio: unknown): number | undefined {
   return typeof ratio === 'number' && Number.isFinite(ratio) && ratio > 0
@@ -76,6 +83,8 @@ export class CalibrationSeed {
   private readonly models = new Map<string, number>();
   /** What the store holds (as far as this process knows), to write only real moves. */
   private storedLast: number | undefined;
+  private storedModels = new Map<string, number>();
+  private dirty = false;
   private version = 0;
   private loading: Promise<void> | undefined;
   private saving = false;
@@ -103,7 +112,9 @@ export class CalibrationSeed {
       this.last ??= this.storedLast;
       for (const [model, ratio] of Object.entries(value.models ?? {})) {
         const valid = validRatio(ratio);
-        if (valid !== undefined && !this.models.has(model)) this.models.set(model, valid);
+        if (valid === undefined) continue;
+        this.storedModels.set(model, valid);
+        if (!this.models.has(model)) this.models.set(model, valid);
       }
     } catch (error) {
       emit({ type: 'store-failed', operation: 'getCalibration', error: describeError(error) });
@@ -118,29 +129,32 @@ export class CalibrationSeed {
   /** A session learnt `ratio` (for `model`, when known). */
   learn(model: string | undefined, ratio: number): void {
     this.last = ratio;
-    if (model !== undefined) {
-      this.models.delete(model); // re-inserted as the newest
-      this.models.set(model, ratio);
-      if (this.models.size > 64) this.models.delete(this.models.keys().next().value as string);
-    }
+    if (moved(this.storedLast, ratio)) this.dirty = true;
+    if (model === undefined) return;
+    this.models.delete(model); // re-inserted as the newest
+    this.models.set(model, ratio);
+    if (this.models.size > SEED_MODELS) this.models.delete(this.models.keys().next().value as string);
+    if (moved(this.storedModels.get(model), ratio)) this.dirty = true;
   }
 
   /** Writes the seed when it moved; another process writing meanwhile is overwritten (newest wins). */
   async save(emit: Emit): Promise<void> {
     const { last } = this;
-    if (last === undefined || this.saving) return;
-    if (this.storedLast !== undefined && Math.abs(last - this.storedLast) <= this.storedLast * SEED_TOLERANCE)
-      return;
+    if (last === undefined || !this.dirty || this.saving) return;
     this.saving = true;
-    const value: SeedDocument = { rules: this.rules, last, models: Object.fromEntries(this.models) };
+    this.dirty = false;
+    const models = new Map(this.models);
+    const value: SeedDocument = { rules: this.rules, last, models: Object.fromEntries(models) };
     try {
       let put = await this.store.putDocument(SEED_NAMESPACE, this.rules, value, this.version);
       if (!put.ok) put = await this.store.putDocument(SEED_NAMESPACE, this.rules, value, put.currentVersion);
       if (put.ok) {
         this.version = put.version;
         this.storedLast = last;
-      }
+        this.storedModels = models;
+      } else this.dirty = true;
     } catch (error) {
+      this.dirty = true; // tried again with the next call
       emit({ type: 'store-failed', operation: 'putCalibration', error: describeError(error) });
     } finally {
       this.saving = false;
