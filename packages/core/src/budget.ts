@@ -4,8 +4,9 @@ import type { Entry } from './transcript.ts';
 
 /**
  * What one request costs, as the provider counts it: tool schemas and per-request framing
- * (with the prompt the model's provider adds for tools), the system prompt, and the projection. The entries are summed once per projection (counts
- * are memoized per entry); each system-prompt variant only adds its own text.
+ * (with the prompt the model's provider adds for tools), the system prompt, and the
+ * projection. The entries are summed once per projection (counts are memoized per entry);
+ * each system-prompt variant only adds its own text.
  */
 export class PromptMeasure {
   private readonly counter: TokenCounter;
