@@ -67,6 +67,8 @@ export async function projectCall(
     ...(tools ? { tools } : {}),
     model: hostModel(model),
     providerCompaction: providerCompactionOf(original.providerOptions),
+    // Calibration is kept per model: a session that switches models keeps each one's ratio.
+    ...(model.modelId ? { modelId: model.modelId } : {}),
   });
   const prompt = withTrailer(
     withSystemBlock(entriesToPrompt(prepared.entries), prepared.system),

@@ -76,6 +76,10 @@ function unfitModel(info: UnfitInfo): LanguageModelV4 {
 
 const isModelObject = (model: unknown): model is LanguageModelV4 =>
   typeof model === 'object' && model !== null && 'doGenerate' in model;
+const modelIdOf = (model: unknown): string | undefined => {
+  const id = isModelObject(model) ? model.modelId : model;
+  return typeof id === 'string' && id.length > 0 ? id : undefined;
+};
 
 export interface PrepareStepOptions {
   /**
@@ -174,12 +178,15 @@ export function batonPrepareStep(session: Session, options: PrepareStepOptions =
     // The SDK carries this hook's instructions forward: under them are the host's own.
     const host = last !== undefined && instructions === last.returned ? last.host : instructions;
     const tools = (await declared) ?? observed ?? own;
+    const modelId = modelIdOf(model);
     const prepared = await session.prepare({
       entries: toEntries(messages as HostMessage[], cache),
       system: instructionsText(host),
       tools,
       // A model object (not a gateway id string) can answer probes and write summaries.
       ...(isModelObject(model) ? { model: hostModel(model) } : {}),
+      // Calibration is kept per model (a gateway id string names one too).
+      ...(modelId ? { modelId } : {}),
     });
 
     const returned = withBlock(host, prepared.block);

@@ -1,8 +1,10 @@
+import { CalibrationSeed } from './calibration.ts';
 import { hasLoneSurrogate } from './checked-store.ts';
 import type { Engine } from './engine.ts';
 import { BatonConfigError } from './errors.ts';
 import { LruCache } from './lru-cache.ts';
 import { type BatonOptions, type ResolvedOptions, resolveOptions } from './options.ts';
+import { countRules } from './persisted-counts.ts';
 import { Session } from './session.ts';
 import { stageNameOf } from './stage.ts';
 import { defaultStages } from './stages/index.ts';
@@ -29,9 +31,11 @@ export function createBaton(options: BatonOptions): Baton {
   const resolved = resolveOptions(options);
   const stages = resolved.stages ?? defaultStages();
   const summarizeStages = stages.filter((stage) => stageNameOf(stage) === 'summarize');
+  const counter = new TokenCounter(resolved.tokenizer, resolved.opaqueTokens);
   const engine: Engine = {
     options: resolved,
-    counter: new TokenCounter(resolved.tokenizer, resolved.opaqueTokens),
+    counter,
+    calibrationSeed: new CalibrationSeed(resolved.store, countRules(counter)),
     stages,
     summarizeStages: summarizeStages.length > 0 ? summarizeStages : stages,
     pinPolicy: { pinnedTools: new Set(resolved.pinnedTools), pin: resolved.pin },

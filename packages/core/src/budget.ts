@@ -1,19 +1,28 @@
+import { hiddenPromptTokens } from './hidden-prompt.ts';
 import { PER_REQUEST, type TokenCounter, type ToolSchema } from './token-counter.ts';
 import type { Entry } from './transcript.ts';
 
 /**
- * What one request costs, as the provider counts it: tool schemas and per-request framing,
- * the system prompt, and the projection. The entries are summed once per projection (counts
- * are memoized per entry); each system-prompt variant only adds its own text.
+ * What one request costs, as the provider counts it: tool schemas and per-request framing
+ * (with the prompt the model's provider adds for tools), the system prompt, and the
+ * projection. The entries are summed once per projection (counts are memoized per entry);
+ * each system-prompt variant only adds its own text.
  */
 export class PromptMeasure {
   private readonly counter: TokenCounter;
   private readonly toolsRaw: number;
   private projectionRaw = 0;
 
-  constructor(counter: TokenCounter, tools: readonly ToolSchema[] | undefined, projection: readonly Entry[]) {
+  constructor(
+    counter: TokenCounter,
+    tools: readonly ToolSchema[] | undefined,
+    projection: readonly Entry[],
+    /** The model the request goes to: some add a prompt of their own for tools (see hidden-prompt.ts). */
+    modelId?: string,
+  ) {
     this.counter = counter;
-    this.toolsRaw = counter.rawTools(tools) + PER_REQUEST;
+    const hidden = hiddenPromptTokens(modelId, (tools?.length ?? 0) > 0);
+    this.toolsRaw = counter.rawTools(tools) + PER_REQUEST + hidden;
     this.setProjection(projection);
   }
 

@@ -1,3 +1,4 @@
+import type { CalibrationSeed } from './calibration.ts';
 import type { PinPolicy } from './groups.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { Stage } from './stage.ts';
@@ -8,7 +9,10 @@ import type { TokenCounter } from './token-counter.ts';
 /** Shared by all sessions of one `createBaton` call. */
 export interface Engine {
   options: ResolvedOptions;
+  /** Exact counts, memoized for every session (each calibrates its own view: `withRatio`). */
   counter: TokenCounter;
+  /** What the process learnt of the provider's counts: a new session's starting ratio. */
+  calibrationSeed: CalibrationSeed;
   stages: readonly Stage[];
   /** The summarize stages among `stages` (all of them when there is none): what a probe's COMPRESS runs. */
   summarizeStages: readonly Stage[];

@@ -155,10 +155,12 @@ function checkEntry(entry: unknown, index: number): void {
  */
 export function checkPrepareInput(input: unknown): asserts input is PrepareInput {
   if (!isObject(input)) refuse('input', 'an object with entries', kindOf(input));
-  const { entries, system, tools } = input;
+  const { entries, system, tools, modelId } = input;
   if (!Array.isArray(entries)) refuse('entries', 'an array of entries', kindOf(entries));
   for (let i = 0; i < entries.length; i++) checkEntry(entries[i], i);
   if (system !== undefined && typeof system !== 'string') refuse('system', 'a string', kindOf(system));
+  if (modelId !== undefined && (typeof modelId !== 'string' || modelId.length === 0))
+    refuse('modelId', 'a non-empty string', kindOf(modelId));
   if (tools === undefined) return;
   if (!Array.isArray(tools)) refuse('tools', 'an array of tool schemas', kindOf(tools));
   for (let t = 0; t < tools.length; t++) {

@@ -106,7 +106,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
     }
     const proposed = checked.decisions;
     if (proposed.length === 0) continue;
-    const next = applyLedger(entries, proposed);
+    const next = applyLedger(entries, proposed, { wholeGroups: false });
     const violation = stageViolation(groups, next, { degrades: stage.degrades === true });
     if (violation) {
       input.emit({ type: 'stage-failed', stage: name, error: `[baton] [ladder] rejected: ${violation}` });

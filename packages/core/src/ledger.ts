@@ -69,25 +69,71 @@ function editedEntry(entry: Entry, decision: Decision): Entry {
   return edited;
 }
 
+/** Whether the action for this entry removes it from the projection (a replace that still matches it). */
+function removes(entry: Entry, actions: ReadonlyMap<string, Action>): boolean {
+  const action = actions.get(entry.key);
+  return (
+    action !== undefined &&
+    action.decision.kind === 'replace' &&
+    (action.hash === undefined || action.hash === contentHashOf(entry))
+  );
+}
+
+/**
+ * Entries a replace would remove from a tool group that it does not remove whole: an assistant
+ * message with tool calls, or its results, changed since the decision (its key with it: hosts
+ * without ids key by content) while the rest of the group did not. Removing only the unchanged
+ * part would leave calls without results, or results without their call, which providers
+ * refuse (HTTP 400); the group is shown whole, as it is now, instead.
+ */
+function splitGroupMembers(entries: readonly Entry[], actions: ReadonlyMap<string, Action>): Set<Entry> {
+  const shown = new Set<Entry>();
+  let i = 0;
+  while (i < entries.length) {
+    let end = i + 1;
+    if (entries[i]!.role === 'assistant' && entries[i]!.parts.some((part) => part.type === 'tool-call')) {
+      while (end < entries.length && entries[end]!.role === 'tool') end++;
+      const members = entries.slice(i, end);
+      const removed = members.filter((member) => removes(member, actions));
+      if (removed.length > 0 && removed.length < members.length)
+        for (const member of removed) shown.add(member);
+    }
+    i = end;
+  }
+  return shown;
+}
+
 /**
  * Applies decisions to a history in one pass: O(entries + decision keys), deterministic.
  * Later decisions win for a key, and a decision may consume the synthetic output of an
  * earlier one (a summary that absorbs an older summary): emission recurses through them.
  * Keys the history no longer has, or holds with other content, are ignored, so a ledger never
- * breaks a projection and never hides an edit.
+ * breaks a projection and never hides an edit; nor does it split a tool group a host changed
+ * part of (see `splitGroupMembers`). `wholeGroups: false` applies replaces as they are: the
+ * ladder checks a stage's fresh proposal that way, so a stage that splits a group is rejected
+ * and said so instead of quietly undone.
  */
-export function applyLedger(entries: readonly Entry[], decisions: readonly Decision[]): Entry[] {
+export function applyLedger(
+  entries: readonly Entry[],
+  decisions: readonly Decision[],
+  { wholeGroups = true }: { wholeGroups?: boolean } = {},
+): Entry[] {
   if (decisions.length === 0) return entries as Entry[];
   const actions = new Map<string, Action>();
+  let replaces = false;
   for (const decision of decisions) {
     if (decision.kind === 'fold') actions.set(decision.key, { decision, hash: decision.hash });
-    else for (const key of decision.keys) actions.set(key, { decision, hash: decision.hashes?.[key] });
+    else {
+      replaces = true;
+      for (const key of decision.keys) actions.set(key, { decision, hash: decision.hashes?.[key] });
+    }
   }
+  const shown = replaces && wholeGroups ? splitGroupMembers(entries, actions) : undefined;
   const out: Entry[] = [];
   const emitted = new Set<ReplaceDecision>();
   const emit = (entry: Entry, depth: number): void => {
     const action = actions.get(entry.key);
-    if (!action || depth > 64) {
+    if (!action || depth > 64 || shown?.has(entry)) {
       out.push(entry);
       return;
     }

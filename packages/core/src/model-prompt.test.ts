@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createBaton } from './baton.ts';
+import { hiddenPromptTokens } from './hidden-prompt.ts';
 import {
   entriesToPrompt as fromEntries,
   type PromptMessage,
   promptToEntries as toEntries,
 } from './model-prompt.ts';
+import { TokenCounter } from './token-counter.ts';
+import { gptTokenizer } from './tokenizer.ts';
 
 const prompt: PromptMessage[] = [
   { role: 'system', content: 'sys', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } },
@@ -50,6 +53,51 @@ const prompt: PromptMessage[] = [
 ];
 
 describe('model prompt (AI SDK provider spec) <-> entries', () => {
+  it('counts 0 for the parts no provider package sends, keeping them verbatim', () => {
+    const counter = new TokenCounter(gptTokenizer(), 512);
+    const text = { type: 'text', text: 'done' };
+    const step = (extra: Array<{ type: string; [field: string]: unknown }>): PromptMessage[] => [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [text, ...extra] },
+    ];
+    const bare = counter.raw(toEntries(step([]))[1]!);
+    const marker = {
+      type: 'custom',
+      kind: 'anthropic.message_start',
+      providerOptions: { anthropic: { id: 'm' } },
+    };
+    const approval = { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 'c1' };
+    const withUnsent = step([marker, approval]);
+    const [, assistant] = toEntries(withUnsent);
+    expect(counter.raw(assistant!)).toBe(bare);
+    expect(fromEntries([assistant!])[0]).toBe(withUnsent[1]);
+    expect(assistant!.parts[1]).toMatchObject({ type: 'opaque', kind: 'custom', value: marker, tokens: 0 });
+    // A kind a provider package does send (Anthropic's fallback block) is counted.
+    const fallback = {
+      type: 'custom',
+      kind: 'anthropic.fallback',
+      providerOptions: {
+        anthropic: { from: { model: 'claude-opus-4-5' }, to: { model: 'claude-sonnet-4-5' } },
+      },
+    };
+    expect(counter.raw(toEntries(step([fallback]))[1]!)).toBeGreaterThan(bare + 10);
+    // An approval answer the SDK drops (not provider-executed) costs nothing; a provider-executed one a little.
+    const answer = (providerExecuted: boolean): PromptMessage => ({
+      role: 'tool',
+      content: [{ type: 'tool-approval-response', approvalId: 'ap1', approved: true, providerExecuted }],
+    });
+    expect(counter.raw(toEntries([answer(false)])[0]!)).toBe(4);
+    expect(counter.raw(toEntries([answer(true)])[0]!)).toBeLessThan(30);
+  });
+
+  it("adds Claude's tool-use system prompt to requests with tools", () => {
+    expect(hiddenPromptTokens('claude-sonnet-4-5', true)).toBe(346);
+    expect(hiddenPromptTokens('us.anthropic.claude-3-5-haiku-20241022-v1:0', true)).toBe(264);
+    expect(hiddenPromptTokens('claude-sonnet-4-5', false)).toBe(0);
+    expect(hiddenPromptTokens('gpt-4o', true)).toBe(0);
+    expect(hiddenPromptTokens(undefined, true)).toBe(0);
+  });
+
   it('round-trips untouched messages as the same objects', () => {
     const entries = toEntries(prompt);
     const back = fromEntries(entries);

@@ -88,6 +88,31 @@ function isAnthropicCompaction(part: PromptPart): boolean {
   return options?.anthropic?.type === 'compaction';
 }
 
+/** Kept verbatim for the host, counted 0: no provider package puts it in a request. */
+function unsent(part: PromptPart): OpaquePart {
+  return { type: 'opaque', kind: part.type, value: part, tokens: 0 };
+}
+
+/**
+ * `custom` parts a provider package serialises; every other kind is dropped when the request
+ * is built (read in each package's prompt conversion: @ai-sdk/anthropic 4.0.105 sends only
+ * `anthropic.fallback`, @ai-sdk/openai 4.0.118's Responses API only `openai.compaction`, chat
+ * completions, @ai-sdk/google and @ai-sdk/amazon-bedrock none). `anthropic.message_start`,
+ * which @ai-sdk/anthropic adds to every streamed step, is one of the dropped ones.
+ */
+const SENT_CUSTOM_KINDS = new Set(['anthropic.fallback', 'openai.compaction']);
+
+function customPart(part: PromptPart): OpaquePart {
+  if (!SENT_CUSTOM_KINDS.has(String(part.kind))) return unsent(part);
+  // A fallback block names two models: its options are about what is sent.
+  if (part.kind === 'anthropic.fallback') return opaque(part, JSON.stringify(part.providerOptions ?? {}));
+  // An OpenAI compaction item: sized by its ciphertext, not a flat opaque cost.
+  const kept = opaque(part);
+  const tokens = encryptedCompactionTokens(kept);
+  if (tokens !== undefined) kept.tokens = tokens;
+  return kept;
+}
+
 function partsOf(message: PromptMessage): Part[] {
   if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
   const parts: Part[] = [];
@@ -116,13 +141,25 @@ function partsOf(message: PromptMessage): Part[] {
         if (message.role === 'assistant') parts.push(opaque(part, JSON.stringify(part.output ?? null)));
         else parts.push(resultPart(part));
         break;
-      default: {
-        // Files, images, custom and approval parts travel verbatim at a fixed cost.
-        const kept = opaque(part);
-        const tokens = encryptedCompactionTokens(kept);
-        if (tokens !== undefined) kept.tokens = tokens;
-        parts.push(kept);
-      }
+      case 'custom':
+        parts.push(customPart(part));
+        break;
+      case 'tool-approval-request':
+        // The SDK drops it before the provider (convertToLanguageModelPrompt).
+        parts.push(unsent(part));
+        break;
+      case 'tool-approval-response':
+        // The SDK drops it unless provider-executed; only OpenAI's Responses API then sends a
+        // short reference to the approval (the other packages skip it).
+        parts.push(
+          part.providerExecuted === true
+            ? opaque(part, JSON.stringify({ id: part.approvalId, approve: part.approved }))
+            : unsent(part),
+        );
+        break;
+      default:
+        // Files and images travel verbatim at their size or a fixed cost.
+        parts.push(opaque(part));
     }
   }
   return parts;

@@ -7,10 +7,19 @@ import { contentHashOf, type Entry } from './transcript.ts';
 const NAMESPACE = 'baton/counts';
 /**
  * The counting rules the stored counts were made with: bumped whenever the counter counts the
- * same content differently (2: images by their size, not their base64 as text), so counts a
- * session stored before are recounted instead of trusted.
+ * same content differently (2: images by their size, not their base64 as text; 3: parts the
+ * provider package never sends count 0), so counts a session stored before are recounted
+ * instead of trusted.
  */
-const COUNT_RULES = 2;
+const COUNT_RULES = 3;
+
+/**
+ * The tokenizer, the counting rules and the flat cost of opaque parts: counts (and ratios
+ * learnt against them) made under others are not reused.
+ */
+export function countRules(counter: TokenCounter): string {
+  return `${counter.tokenizer.name}|rules ${COUNT_RULES}|opaque ${counter.opaqueTokens}`;
+}
 
 /** Counts written at once, at the least: a long conversation is written O(log n) times, not every call. */
 const MIN_BATCH = 32;
@@ -41,9 +50,8 @@ export class PersistedCounts {
     private readonly counter: TokenCounter,
   ) {}
 
-  /** The tokenizer, the counting rules and the flat cost of opaque parts: counts made under others are not reused. */
   private rulesKey(): string {
-    return `${this.counter.tokenizer.name}|rules ${COUNT_RULES}|opaque ${this.counter.opaqueTokens}`;
+    return countRules(this.counter);
   }
 
   /** Seeds the counter with this session's stored counts (the first call of a process only). */

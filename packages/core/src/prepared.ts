@@ -30,6 +30,11 @@ export interface PrepareInput {
    * session as a `provider-compaction-configured` event: two compactors on one conversation.
    */
   providerCompaction?: string | undefined;
+  /**
+   * The id of the model this call goes to (`'claude-sonnet-4-5'`), when the adapter knows it:
+   * the session keeps its token calibration per model. Default: the `model` option.
+   */
+  modelId?: string;
 }
 
 /** Something the agent should read before its next step (rendered into `Prepared.trailer`). */

@@ -32,8 +32,13 @@ export interface SessionState {
    * saw, the conversation's opening request, kept as one only while the window holds it.
    */
   openingSeq?: number;
-  /** The provider-reported / estimated token ratio learnt so far (survives a restart). */
+  /**
+   * The provider-reported / estimated token ratio this session learnt (survives a restart),
+   * for calls whose model is not known (and for sessions stored before models were told apart).
+   */
   calibration?: { ratio: number; observations: number };
+  /** The same, per model (`PrepareInput.modelId`, else the `model` option): see calibration.ts. */
+  calibrationByModel?: Record<string, { ratio: number; observations: number }>;
 }
 
 export const STATE_NAMESPACE = 'baton/state';

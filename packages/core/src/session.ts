@@ -1,6 +1,7 @@
 import { createAgentTools, type NeutralTool } from './agent-tools.ts';
 import { type ArchiveApi, archiveApi } from './archive.ts';
 import { PromptMeasure } from './budget.ts';
+import { SessionCalibration } from './calibration.ts';
 import { type Checkpoint, checkpointSession, readCheckpoint, unfitReason } from './checkpoint.ts';
 import { backstopReached, minGain, nextWarning, planCompaction } from './controller.ts';
 import type { Engine } from './engine.ts';
@@ -54,6 +55,7 @@ export class Session {
   private readonly record: SessionRecord;
   private readonly notesStore: Notes;
   private readonly counts: PersistedCounts;
+  private readonly calibration: SessionCalibration;
   /** The last request's uncalibrated and calibrated size (what usage reports calibrate against). */
   private lastRawTotal = 0;
   private lastTokens = 0;
@@ -65,11 +67,12 @@ export class Session {
     this.record = new SessionRecord(id, options.store, options.now);
     this.archive = archiveApi(options.store, id);
     this.counts = new PersistedCounts(options.store, id, counter);
+    this.calibration = new SessionCalibration(counter, engine.calibrationSeed);
     this.notesStore = new Notes(
       options.notes,
       id,
       options.notesCap,
-      (text) => counter.text(text),
+      (text) => this.calibration.counter.text(text),
       options.random,
     );
     this.notes = this.notesStore;
@@ -108,14 +111,8 @@ export class Session {
 
   /** Feeds the provider's reported input tokens of the last call into the calibration. */
   observeUsage(usage: { inputTokens: number }): void {
-    const { counter } = this.engine;
-    counter.calibrate(this.lastRawTotal, usage.inputTokens);
-    const calibration = counter.calibration;
-    if (calibration) {
-      // Persisted with the next call's state write.
-      this.record.state.calibration = calibration;
-      this.record.touch();
-    }
+    // This session's own ratio (see calibration.ts), persisted with the next call's state write.
+    this.calibration.observe(this.record, this.lastRawTotal, usage.inputTokens);
     if (this.record.state.overflowStreak !== 0) {
       this.record.state.overflowStreak = 0;
       this.record.touch();
@@ -135,7 +132,7 @@ export class Session {
     const quiet = () => undefined;
     record.state.overflowStreak++;
     record.touch();
-    if (report.tokens !== undefined) this.engine.counter.calibrate(this.lastRawTotal, report.tokens);
+    if (report.tokens !== undefined) this.calibration.observe(record, this.lastRawTotal, report.tokens);
     if (record.state.overflowStreak >= 2) {
       const reason = `the provider rejected the request as too long twice in a row (${report.message})`;
       const tokens = report.tokens ?? this.lastTokens;
@@ -196,20 +193,22 @@ export class Session {
   async prepare(input: PrepareInput): Promise<Prepared> {
     // Malformed host input is refused before the session loads or writes anything.
     checkPrepareInput(input);
-    const { engine, record } = this;
-    const { options, counter } = engine;
+    const { record } = this;
+    const { options } = this.engine;
     const events: BatonEvent[] = [];
     const emit = (body: BatonEventBody) => {
       const event = { ...body, sessionId: this.id };
       events.push(event);
       this.notify(event);
     };
-    await Promise.all([record.load(emit), this.counts.load(emit)]);
+    await Promise.all([record.load(emit), this.counts.load(emit), this.engine.calibrationSeed.load(emit)]);
+    // This session's calibration for this model; probes, summaries and checkpoints count with it too.
+    const counter = this.calibration.counterFor(record, input.modelId ?? options.model);
+    const engine = { ...this.engine, counter };
     if (input.providerCompaction && !this.toldProviderCompaction) {
       this.toldProviderCompaction = true;
       emit({ type: 'provider-compaction-configured', setting: input.providerCompaction });
     }
-    counter.resume(record.state.calibration);
 
     // Host entries -> a transcript the provider accepts (orphans archived, missing results answered).
     const repaired = repairTranscript(distinctKeys(input.entries));
@@ -248,7 +247,7 @@ export class Session {
 
     // The ledger re-applied, then measured with the system prompt, the notes, the tools and the notices.
     let projection = applyLedger(repaired.entries, record.ledger.decisions);
-    const measure = new PromptMeasure(counter, input.tools, projection);
+    const measure = new PromptMeasure(counter, input.tools, projection, this.calibration.model);
     const before = measure.tokens(joinBlocks(host, notes.block), trailerSoFar());
     const budget = options.inputBudget;
     let outcome: 'ok' | 'compacted' = 'ok';
@@ -404,7 +403,7 @@ export class Session {
       };
     }
     await record.persistState(emit);
-    await this.counts.save(projection, emit);
+    await Promise.all([this.counts.save(projection, emit), engine.calibrationSeed.save(emit)]);
     this.lastRawTotal = raw;
     this.lastTokens = after;
     return prepared;
@@ -420,7 +419,8 @@ export class Session {
     overhead: number,
     pinPolicy: PinPolicy,
   ): (Notice & { holders: FloorHolders }) | undefined {
-    const { options, counter } = this.engine;
+    const { options } = this.engine;
+    const { counter } = this.calibration;
     if (result.tokens <= target || this.record.state.floor?.told) return undefined;
     const holders = floorHolders(result.entries, overhead, (entry) => counter.count(entry), pinPolicy);
     const notice = floorNotice(result.tokens, target, holders, {

@@ -20,35 +20,59 @@ const PER_TOOL_PART = 3;
 export const PER_REQUEST = 3;
 const MEMO_LIMIT = 50_000;
 
+/** The exact counts, shared by every calibrated view of one counter (they are session-independent). */
+interface CountMemo {
+  byObject: WeakMap<Entry, number>;
+  byContent: LruCache<string, number>;
+  byText: LruCache<string, number>;
+}
+
 /**
  * Exact per-entry token counts, memoized on the entry object (WeakMap) and by content hash,
- * multiplied by a calibration ratio learnt from what the provider reported.
+ * multiplied by a calibration ratio learnt from what the provider reported. The ratio belongs
+ * to one conversation (see `calibration.ts`): `withRatio` gives a session its own view over
+ * the same memo, so one chat's drift never moves another's count.
+ *
+ * @example
+ * const counter = new TokenCounter(gptTokenizer(), 512); // ratio 1: exact counts
+ * const chat = counter.withRatio(1.27); // what one session learnt, same memo
+ * chat.count(entry) === Math.ceil(counter.raw(entry) * 1.27);
  */
 export class TokenCounter {
-  private readonly byObject = new WeakMap<Entry, number>();
-  private readonly byContent = new LruCache<string, number>(MEMO_LIMIT);
-  private readonly byText = new LruCache<string, number>(1_000);
-  /** Provider-reported / estimated input tokens, smoothed. 1 until the first observation. */
-  ratio = 1;
-  private observations = 0;
+  private memo: CountMemo = {
+    byObject: new WeakMap(),
+    byContent: new LruCache(MEMO_LIMIT),
+    byText: new LruCache(1_000),
+  };
 
   constructor(
     readonly tokenizer: Tokenizer,
     /** Tokens of an opaque part that reports none and is not an image Baton can size. */
     readonly opaqueTokens: number,
+    /** Provider-reported / estimated input tokens. Default 1: exact counts. */
+    readonly ratio = 1,
   ) {}
+
+  /** The same counts (and memo) calibrated by `ratio`. */
+  withRatio(ratio: number): TokenCounter {
+    if (ratio === this.ratio) return this;
+    const view = new TokenCounter(this.tokenizer, this.opaqueTokens, ratio);
+    view.memo = this.memo;
+    return view;
+  }
 
   /** Uncalibrated tokens of one entry, framing included. */
   raw(entry: Entry): number {
-    const known = this.byObject.get(entry);
+    const { byObject, byContent } = this.memo;
+    const known = byObject.get(entry);
     if (known !== undefined) return known;
     const contentKey = contentHashOf(entry);
-    let tokens = this.byContent.get(contentKey);
+    let tokens = byContent.get(contentKey);
     if (tokens === undefined) {
       tokens = this.measure(entry);
-      this.byContent.set(contentKey, tokens);
+      byContent.set(contentKey, tokens);
     }
-    this.byObject.set(entry, tokens);
+    byObject.set(entry, tokens);
     return tokens;
   }
 
@@ -90,17 +114,19 @@ export class TokenCounter {
 
   /** Takes a count measured before (persisted with the session) for content with this hash. */
   remember(contentKey: string, tokens: number): void {
-    if (this.byContent.get(contentKey) === undefined) this.byContent.set(contentKey, tokens);
+    const { byContent } = this.memo;
+    if (byContent.get(contentKey) === undefined) byContent.set(contentKey, tokens);
   }
 
   /** Uncalibrated tokens of a free text (system prompt, rendered notes), memoized by value. */
   rawText(text: string): number {
     if (text.length === 0) return 0;
     const key = text.length > 64 ? hash64(text) : text;
-    let tokens = this.byText.get(key);
+    const { byText } = this.memo;
+    let tokens = byText.get(key);
     if (tokens === undefined) {
       tokens = this.tokenizer.count(text) + PER_MESSAGE;
-      this.byText.set(key, tokens);
+      byText.set(key, tokens);
     }
     return tokens;
   }
@@ -124,32 +150,5 @@ export class TokenCounter {
   /** Calibrated tokens of a text on its own (notes, a notice, a summary, a probe prompt). */
   text(text: string): number {
     return this.scale(this.rawText(text));
-  }
-
-  /**
-   * Learns from the provider: `reported` input tokens for a request estimated at `estimatedRaw`.
-   * Exponential smoothing (half weight to the newest) damps one-off outliers such as cached
-   * or image-heavy requests; the ratio is clamped to a plausible range of tokenizer drift.
-   */
-  calibrate(estimatedRaw: number, reported: number): void {
-    if (!(estimatedRaw > 0) || !(reported > 0) || !Number.isFinite(reported)) return;
-    const observed = Math.min(4, Math.max(0.25, reported / estimatedRaw));
-    this.ratio = this.observations === 0 ? observed : this.ratio * 0.5 + observed * 0.5;
-    this.observations++;
-  }
-
-  /** The calibration learnt so far, to persist (undefined before the first observation). */
-  get calibration(): { ratio: number; observations: number } | undefined {
-    return this.observations > 0 ? { ratio: this.ratio, observations: this.observations } : undefined;
-  }
-
-  /**
-   * Starts from a persisted calibration when this process has learnt none yet, so counts (and
-   * the decisions made on them) do not drift across a restart.
-   */
-  resume(saved: { ratio: number; observations: number } | undefined): void {
-    if (this.observations > 0 || !saved || !(saved.ratio > 0) || !Number.isFinite(saved.ratio)) return;
-    this.ratio = Math.min(4, Math.max(0.25, saved.ratio));
-    this.observations = Math.max(1, Math.floor(saved.observations));
   }
 }

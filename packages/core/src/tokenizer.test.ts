@@ -91,14 +91,23 @@ describe('TokenCounter', () => {
     expect(calls).toBe(before);
   });
 
-  it('calibrates from provider-reported usage with smoothing', () => {
-    const counter = new TokenCounter(gptTokenizer(), 0);
-    counter.calibrate(1000, 1200);
-    expect(counter.ratio).toBeCloseTo(1.2);
-    counter.calibrate(1000, 1400);
-    expect(counter.ratio).toBeCloseTo(1.3);
-    counter.calibrate(1000, Number.NaN);
-    expect(counter.ratio).toBeCloseTo(1.3);
-    expect(counter.scale(100)).toBe(130);
+  it('gives each calibration a view over the same exact counts', () => {
+    let calls = 0;
+    const counting = {
+      name: 'counting',
+      count: (text: string) => {
+        calls++;
+        return text.length;
+      },
+    };
+    const counter = new TokenCounter(counting, 0);
+    const entry = createEntry(0, 'user', 'x'.repeat(100));
+    const exact = counter.raw(entry);
+    const chat = counter.withRatio(1.3);
+    expect(chat.count(entry)).toBe(Math.ceil(exact * 1.3));
+    expect(chat.scale(100)).toBe(130);
+    expect(counter.count(entry)).toBe(exact); // the shared counter keeps its own ratio (1)
+    expect(calls).toBe(1); // counted once, for both
+    expect(counter.withRatio(1)).toBe(counter);
   });
 });

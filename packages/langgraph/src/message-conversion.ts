@@ -19,6 +19,9 @@ function contentParts(content: BaseMessage['content']): Part[] {
     // Provider tool_use blocks duplicate `tool_calls`; images, reasoning and the rest travel verbatim.
     if (block.type === 'tool_use' || block.type === 'tool_call') return [];
     const opaque: OpaquePart = { type: 'opaque', kind: String(block.type ?? 'block'), value: block };
+    // A streamed ChatAnthropic reply keeps its tool arguments' deltas beside the tool_use blocks;
+    // @langchain/anthropic 1.5.11 skips them when it builds the request (the arguments go in tool_use).
+    if (block.type === 'input_json_delta') opaque.tokens = 0;
     if (block.type === 'reasoning' || block.type === 'thinking')
       opaque.text = String(block.reasoning ?? block.thinking ?? block.text ?? '');
     // Anthropic's server-side compaction: kept verbatim (and never evicted), counted by its text.
