@@ -44,6 +44,7 @@ export { MISSING_RESULT_TEXT, storableEntries } from './repair.ts';
 export { probeAnswerSchema, probePrompt } from './rubrics.ts';
 export { seededRandom } from './seeded-random.ts';
 export { atClosedUnit } from './self-compaction.ts';
+export { promptCacheOf } from './session-options.ts';
 export { cloneJson } from './store.ts';
 export { fromJsonBackend, type JsonBackendForm, toJsonBackend } from './stores/json-backend.ts';
 export { loadSqlite } from './stores/sqlite-store.ts';
