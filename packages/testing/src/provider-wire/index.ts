@@ -1,0 +1,35 @@
+import { anthropicRuleViolations } from './anthropic.ts';
+import type { WireBody } from './common.ts';
+
+export { anthropicCount, anthropicRuleViolations, anthropicWire } from './anthropic.ts';
+export {
+  countText,
+  type ProviderWire,
+  type ProviderWireOptions,
+  type WireBody,
+  type WireCacheUsage,
+  type WireRequest,
+  type WireScriptInput,
+  type WireTurn,
+} from './common.ts';
+
+/** The wire formats the stubs speak. */
+export type WireFormat = 'anthropic';
+
+const checkers: Record<WireFormat, (body: WireBody) => string[]> = {
+  anthropic: anthropicRuleViolations,
+};
+
+/**
+ * The provider's structural rules a recorded request body breaks (tool calls answered by
+ * results with matching ids in the right place, no result without its call, no empty text),
+ * each worded after the provider's own 400. An empty list: the provider would accept it.
+ *
+ * @example
+ * for (const request of wire.requests) expect(providerRuleViolations('anthropic', request.body)).toEqual([]);
+ */
+export function providerRuleViolations(format: WireFormat, body: WireBody): string[] {
+  const check = checkers[format];
+  if (!check) throw new TypeError(`[baton] [provider-wire] unknown wire format ${JSON.stringify(format)}`);
+  return check(body);
+}
