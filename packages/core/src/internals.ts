@@ -40,6 +40,14 @@ export {
   unfitOf,
 } from './overflow-recovery.ts';
 export { pairingViolation } from './projection-check.ts';
+export {
+  type CacheIdiom,
+  cacheIdiomOf,
+  type HintedCall,
+  type PromptCacheContext,
+  type PromptTool,
+  withPromptCacheHints,
+} from './prompt-cache-hints.ts';
 export { MISSING_RESULT_TEXT, storableEntries } from './repair.ts';
 export { probeAnswerSchema, probePrompt } from './rubrics.ts';
 export { seededRandom } from './seeded-random.ts';
