@@ -1,7 +1,12 @@
 import { anthropicRuleViolations } from './anthropic.ts';
+import { bedrockRuleViolations } from './bedrock.ts';
 import type { WireBody } from './common.ts';
+import { geminiRuleViolations } from './gemini.ts';
+import { openaiChatRuleViolations } from './openai-chat.ts';
+import { openaiResponsesRuleViolations } from './openai-responses.ts';
 
 export { anthropicCount, anthropicRuleViolations, anthropicWire } from './anthropic.ts';
+export { bedrockCount, bedrockRuleViolations, bedrockWire } from './bedrock.ts';
 export {
   countText,
   type ProviderWire,
@@ -12,12 +17,23 @@ export {
   type WireScriptInput,
   type WireTurn,
 } from './common.ts';
+export { geminiCount, geminiRuleViolations, geminiWire } from './gemini.ts';
+export { openaiChatCount, openaiChatRuleViolations, openaiChatWire } from './openai-chat.ts';
+export {
+  openaiResponsesCount,
+  openaiResponsesRuleViolations,
+  openaiResponsesWire,
+} from './openai-responses.ts';
 
 /** The wire formats the stubs speak. */
-export type WireFormat = 'anthropic';
+export type WireFormat = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini' | 'bedrock';
 
 const checkers: Record<WireFormat, (body: WireBody) => string[]> = {
   anthropic: anthropicRuleViolations,
+  'openai-chat': openaiChatRuleViolations,
+  'openai-responses': openaiResponsesRuleViolations,
+  gemini: geminiRuleViolations,
+  bedrock: bedrockRuleViolations,
 };
 
 /**
