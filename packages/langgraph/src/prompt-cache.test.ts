@@ -1,5 +1,5 @@
 import { NOTICES_HEADING } from '@baton/core/internals';
-import { anthropicWire, filler, providerRuleViolations, type WireBody } from '@baton/testing';
+import { anthropicWire, filler, openaiChatWire, providerRuleViolations, type WireBody } from '@baton/testing';
 import { ChatAnthropic } from '@langchain/anthropic';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { InMemoryStore } from '@langchain/langgraph';
@@ -149,22 +149,10 @@ describe('prompt-cache breakpoints through @langchain/anthropic', () => {
 
 describe('prompt-cache key through @langchain/openai', () => {
   it('sends prompt_cache_key = the session id (the thread), none with promptCache: false', async () => {
-    const bodies: Array<Record<string, unknown>> = [];
-    // A minimal Chat Completions answer (the provider wire kit speaks Anthropic only so far).
-    const fetch = async (_input: unknown, init?: RequestInit) => {
-      bodies.push(JSON.parse(String(init?.body)));
-      return Response.json({
-        id: 'chatcmpl-1',
-        object: 'chat.completion',
-        created: 1,
-        model: 'gpt-4o',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 100, completion_tokens: 1, total_tokens: 101 },
-      });
-    };
+    const wire = openaiChatWire();
     for (const promptCache of [true, false]) {
       const agent = createAgent({
-        model: new ChatOpenAI({ model: 'gpt-4o', apiKey: 'test-key', configuration: { fetch } }),
+        model: new ChatOpenAI({ model: 'gpt-4o', apiKey: 'test-key', configuration: { fetch: wire.fetch } }),
         tools: [readFile],
         middleware: [batonMiddleware({ contextWindow: 128_000, promptCache })],
         store: new InMemoryStore(),
@@ -175,6 +163,6 @@ describe('prompt-cache key through @langchain/openai', () => {
         { configurable: { thread_id: 'support-9' } },
       );
     }
-    expect(bodies.map((b) => b.prompt_cache_key)).toEqual(['support-9', undefined]);
+    expect(wire.requests.map((r) => r.body.prompt_cache_key)).toEqual(['support-9', undefined]);
   });
 });
