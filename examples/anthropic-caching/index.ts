@@ -94,10 +94,18 @@ export async function runExample({
   apiKey?: string;
 } = {}) {
   const wire = anthropicWire({
+    // Step 10 reads 12 files at once: 24 blocks in one step, past Anthropic's 20-block look-back.
     script: ({ index }) =>
-      index < STEPS
-        ? { calls: [{ name: 'read_file', input: { path: `src/module_${index}.ts` } }] }
-        : { text: 'Audit done: module_17.ts logs the API key.' },
+      index === 10
+        ? {
+            calls: Array.from({ length: 12 }, (_, i) => ({
+              name: 'read_file',
+              input: { path: `test/t${i}.ts` },
+            })),
+          }
+        : index < STEPS
+          ? { calls: [{ name: 'read_file', input: { path: `src/module_${index}.ts` } }] }
+          : { text: 'Audit done: module_17.ts logs the API key.' },
   });
   const anthropic = createAnthropic(apiKey ? { apiKey } : { apiKey: 'offline', fetch: wire.fetch });
   const session = createBaton({ model: 'claude-sonnet-4-5', contextWindow: 200_000, promptCache }).session(

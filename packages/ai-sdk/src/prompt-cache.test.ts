@@ -127,6 +127,32 @@ describe('prompt-cache breakpoints through @ai-sdk/anthropic', () => {
     },
   );
 
+  it('bridges a batch of 12 parallel tool calls: the previous request’s last block is marked too', async () => {
+    const wire = anthropicWire({
+      script: ({ index }) =>
+        index === 0
+          ? {
+              calls: Array.from({ length: 12 }, (_, i) => ({
+                name: 'read_file',
+                input: { path: `src/p${i}.ts` },
+              })),
+            }
+          : { text: 'Read them all.' },
+    });
+    const anthropic = createAnthropic({ apiKey: 'test-key', fetch: wire.fetch });
+    const session = createBaton({ contextWindow: 200_000 }).session('parallel');
+    const model = wrapLanguageModel({
+      model: anthropic('claude-sonnet-4-5'),
+      middleware: session.middleware,
+    });
+    await generateText({ model, system: SYSTEM, prompt: 'Read src/.', tools, stopWhen: stepCountIs(2) });
+    const [first, second] = wire.requests.map((r) => r.body);
+    expect(breakpointsOf(first!)).toEqual(['system.0', 'messages.0.0']);
+    // 12 tool_use and 12 tool_result blocks since: past Anthropic's 20-block look-back from the
+    // newest breakpoint, so the first request's last block is marked again to be found.
+    expect(breakpointsOf(second!)).toEqual(['system.0', 'messages.0.0', 'messages.2.11']);
+  });
+
   it('places the notes block’s breakpoint on the block: the end of the stable prefix', async () => {
     const wire = anthropicWire();
     const anthropic = createAnthropic({ apiKey: 'test-key', fetch: wire.fetch });

@@ -59,6 +59,41 @@ describe('cacheBreakpoints', () => {
     expect(cacheBreakpoints({ ...input, cap: 1 })).toHaveLength(1);
   });
 
+  it('bridges a batch of parallel tool calls of 20 blocks or more: a third breakpoint where the previous request ended', () => {
+    const batch = (n: number) => {
+      const entries = loop(2);
+      const calls = Array.from({ length: n }, (_, i) => ({ id: `p${i}`, name: 'read', input: { i } }));
+      entries.push(
+        createEntry(
+          entries.length,
+          'assistant',
+          calls.map((c) => ({ type: 'tool-call' as const, ...c })),
+        ),
+        createEntry(
+          entries.length + 1,
+          'tool',
+          calls.map((c) => ({ type: 'tool-result' as const, callId: c.id, name: c.name, output: 'ok' })),
+        ),
+      );
+      return entries;
+    };
+    // 10 calls and their 10 results: 20 blocks since the previous request's last message.
+    const wide = batch(10);
+    expect(cacheBreakpoints({ entries: wide, system: 's', tools: 0 })).toEqual([
+      { at: 'system' },
+      { at: 'entry', index: wide.length - 3 },
+      { at: 'entry', index: wide.length - 1 },
+    ]);
+    // 9 and 9: the provider's 20-block look-back reaches it; no bridge.
+    const narrow = batch(9);
+    expect(cacheBreakpoints({ entries: narrow, system: 's', tools: 0 })).toHaveLength(2);
+    // The bridge gives way first when room is short.
+    expect(cacheBreakpoints({ entries: wide, system: 's', tools: 0, cap: 2 })).toEqual([
+      { at: 'system' },
+      { at: 'entry', index: wide.length - 1 },
+    ]);
+  });
+
   it('never marks a thinking block: the newest message ending in one gives way to the one before', () => {
     const entries = [
       createEntry(0, 'user', 'Think.'),

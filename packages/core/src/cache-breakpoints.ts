@@ -17,6 +17,12 @@ export type HostBreakpoint = CacheBreakpoint | { at: 'elsewhere' };
 /** Anthropic's cap (and Bedrock's for Claude models): at most 4 breakpoints per request. */
 export const ANTHROPIC_MAX_BREAKPOINTS = 4;
 
+/**
+ * How far back from a breakpoint Anthropic looks for an earlier cache entry: 20 blocks
+ * (content blocks: a text, a tool call, a tool result, a thinking block each count one).
+ */
+export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
+
 export interface CacheBreakpointInput {
   /** The projection, as sent (`Prepared.entries`): the trailing notices are not among them. */
   entries: readonly Entry[];
@@ -65,10 +71,15 @@ export function stablePrefixEnd(input: CacheBreakpointInput): CacheBreakpoint | 
  *    write a cache entry no later call reads). The next call's prompt is this one minus the
  *    notices plus what happened since, so it reads everything up to here from the cache;
  * 2. at the end of the stable prefix (system, tools, notes block), which only a compaction
- *    changes: after one, the conversation's cache misses but the prefix still reads.
+ *    changes: after one, the conversation's cache misses but the prefix still reads;
+ * 3. a bridge, when the model's last reply and what answered it (a batch of parallel tool
+ *    calls and their results) take 20 blocks or more: the provider looks for the previous
+ *    request's entry at most 20 blocks back from a breakpoint, so without one on the message
+ *    the previous request ended with (the one before the newest assistant message) it would
+ *    find none and write the whole conversation again.
  * Within the cap counting the host's own: a position the host marked already is not marked
  * twice; when room is short the conversation's comes first (it covers the prefix too, the
- * provider reading back from it). A pure function of the projection: the same prepared call
+ * provider reading back from it), then the prefix's, then the bridge. A pure function of the projection: the same prepared call
  * gives the same breakpoints, so the bytes up to the prefix's breakpoint repeat from call to
  * call until a compaction.
  *
@@ -88,6 +99,8 @@ export function cacheBreakpoints(input: CacheBreakpointInput): CacheBreakpoint[]
   const wanted: CacheBreakpoint[] = [];
   if (newest > prefixIndex) wanted.push({ at: 'entry', index: newest });
   if (prefix) wanted.push(prefix);
+  const bridge = bridgeIndex(input.entries, newest, prefixIndex);
+  if (bridge !== undefined) wanted.push({ at: 'entry', index: bridge });
   const placed: CacheBreakpoint[] = [];
   for (const breakpoint of wanted) {
     if (room <= 0) break;
@@ -97,6 +110,22 @@ export function cacheBreakpoints(input: CacheBreakpointInput): CacheBreakpoint[]
   }
   // In request order (tools, system, messages): how the provider reads them.
   return placed.sort((a, b) => requestOrder(a) - requestOrder(b));
+}
+
+/**
+ * The message the previous request most likely ended with (the one before the newest
+ * assistant message: the model's reply came after it), when it lies 20 blocks or more behind
+ * the newest breakpoint; undefined otherwise.
+ */
+function bridgeIndex(entries: readonly Entry[], newest: number, prefixIndex: number): number | undefined {
+  let reply = newest;
+  while (reply > prefixIndex && entries[reply]!.role !== 'assistant') reply--;
+  let previous = reply - 1;
+  while (previous > prefixIndex && !markable(entries[previous]!)) previous--;
+  if (reply <= prefixIndex || previous <= prefixIndex) return undefined;
+  let blocks = 0;
+  for (let i = previous + 1; i <= newest; i++) blocks += entries[i]!.parts.length;
+  return blocks >= ANTHROPIC_LOOKBACK_BLOCKS ? previous : undefined;
 }
 
 function requestOrder(breakpoint: CacheBreakpoint): number {

@@ -2,6 +2,7 @@ export { BatonToolError, type NeutralTool } from './agent-tools.ts';
 export type { ArchiveApi } from './archive.ts';
 export { type Baton, createBaton } from './baton.ts';
 export {
+  ANTHROPIC_LOOKBACK_BLOCKS,
   ANTHROPIC_MAX_BREAKPOINTS,
   type CacheBreakpoint,
   type CacheBreakpointInput,
