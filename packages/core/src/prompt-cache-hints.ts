@@ -25,7 +25,8 @@ export function cacheIdiomOf(provider: string, modelId: string): CacheIdiom {
   if (/(^|\.)anthropic(\.|$)/.test(provider)) return 'anthropic';
   if (provider === 'amazon-bedrock' || provider.startsWith('bedrock'))
     return /anthropic\.claude|amazon\.nova/.test(modelId) ? 'bedrock' : 'none';
-  if (provider === 'openai.chat' || provider === 'openai.responses') return 'openai';
+  // Mastra's model router names the provider alone.
+  if (provider === 'openai' || provider === 'openai.chat' || provider === 'openai.responses') return 'openai';
   return 'none';
 }
 
