@@ -6,6 +6,7 @@ import { LruCache } from './lru-cache.ts';
 import { type BatonOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import { countRules } from './persisted-counts.ts';
 import { Session } from './session.ts';
+import { registerSessionOptions } from './session-options.ts';
 import { stageNameOf } from './stage.ts';
 import { defaultStages } from './stages/index.ts';
 import { TokenCounter } from './token-counter.ts';
@@ -56,7 +57,7 @@ export function createBaton(options: BatonOptions): Baton {
           `[baton] [session] session id ${JSON.stringify(id)} holds a lone surrogate (no UTF-8 form, so stores cannot keep it apart from others)`,
           ['sessionId'],
         );
-      return sessions.getOrCreate(id, () => new Session(id, engine));
+      return sessions.getOrCreate(id, () => registerSessionOptions(new Session(id, engine), resolved));
     },
   };
 }

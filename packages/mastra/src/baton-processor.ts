@@ -37,6 +37,7 @@ import { hostModelOf } from './host-model.ts';
 import { assertMastraHost } from './host-version.ts';
 import { mastraMemoryStore } from './memory-store.ts';
 import { epochOf, type StoredMessage, storedMessageSeqs } from './message-seqs.ts';
+import { promptWithCacheHints, providerOptionsWithCacheKey } from './prompt-cache.ts';
 import { toolSchemasOf } from './tool-schemas.ts';
 import { unfitResponse } from './unfit-response.ts';
 import {
@@ -268,7 +269,13 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     // The cache rule: Mastra renders working memory once per run; it changes in the prompt only
     // where a compaction broke the cached prefix anyway (see processLLMRequest).
     if (run.workingMemoryShown !== undefined) this.showWorkingMemory(args, run.workingMemoryShown);
-    return { tools };
+    const providerOptions = providerOptionsWithCacheKey(session, args.model, args.providerOptions);
+    return {
+      tools,
+      ...(providerOptions
+        ? { providerOptions: providerOptions as NonNullable<ProcessInputStepResult['providerOptions']> }
+        : {}),
+    };
   }
 
   private showWorkingMemory(args: ProcessInputStepArgs<BatonTripwireMetadata>, text: string) {
@@ -308,6 +315,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
       run.workingMemoryShown = (await memory.getWorkingMemory(run.scope)) ?? '';
       prompt = withWorkingMemory(prompt, run.workingMemoryShown);
     }
+    prompt = promptWithCacheHints(run.session as Session, args.model, prepared, prompt);
     return { prompt: prompt as unknown as ProcessLLMRequestArgs['prompt'] };
   }
 
