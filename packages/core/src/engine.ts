@@ -1,13 +1,18 @@
 import type { PinPolicy } from './groups.ts';
-import type { ResolvedOptions } from './options.ts';
+import type { BatonSettings, ResolvedOptions } from './options.ts';
 import type { Stage } from './stage.ts';
 import type { Summarizer } from './summarizer.ts';
 import type { TextCompletion } from './summarizers/continuation.ts';
 import type { TokenCounter } from './token-counter.ts';
 
-/** Shared by all sessions of one `createBaton` call. */
-export interface Engine {
+/** One call's engine: the shared parts, with the options resolved for the call's window. */
+export interface Engine extends Omit<BaseEngine, 'options'> {
   options: ResolvedOptions;
+}
+
+/** Shared by all sessions of one `createBaton` call. */
+export interface BaseEngine {
+  options: BatonSettings;
   counter: TokenCounter;
   stages: readonly Stage[];
   /** The summarize stages among `stages` (all of them when there is none): what a probe's COMPRESS runs. */

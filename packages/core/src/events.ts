@@ -23,6 +23,21 @@ export type BatonEvent =
   | { type: 'ledger-conflict'; expectedVersion: number; currentVersion: number }
   | { type: 'budget-exceeded'; tokens: number; budget: number; reason: string }
   /**
+   * Once per session: the host left the output limit to the provider package, whose default
+   * (`requested`, e.g. 64,000 from `@ai-sdk/anthropic`) leaves the prompt less than half the
+   * window. `applied`: the request's limit was lowered to `reserved` (the AI SDK middleware
+   * does); else `reason` says why the host could not, and `reserved` is what Baton keeps free.
+   */
+  | {
+      type: 'output-limit-capped';
+      model?: string;
+      requested: number;
+      reserved: number;
+      contextWindow: number;
+      applied: boolean;
+      reason?: string;
+    }
+  /**
    * The backstop's ladder freed less than `minCompactionGain` of the budget: its decisions
    * were dropped (the prompt and its cache stay as they were) and `floor` is what it reached.
    */

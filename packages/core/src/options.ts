@@ -144,10 +144,24 @@ const optionsSchema = z
   })
   .strict();
 
-/** Options of `createBaton`. Every field is optional but a window: `model` (from the catalog) or `contextWindow`. */
+/**
+ * Options of `createBaton`. Every field is optional. The window comes from `contextWindow`, else
+ * from `model` (the catalog), else from the model each call goes to (adapters read it from the
+ * call), so a user names the model once.
+ */
 export type BatonOptions = z.input<typeof optionsSchema>;
 
-/** Options after validation and defaults. */
+/** What depends on the window: resolved per call when the model comes from the call. */
+type WindowField =
+  | 'contextWindow'
+  | 'reserveOutput'
+  | 'inputBudget'
+  | 'notesCap'
+  | 'maxSummaryTokens'
+  | 'selfCompact'
+  | 'pricing';
+
+/** Options after validation and defaults, for one call's window (what the engine runs with). */
 export interface ResolvedOptions
   extends Omit<
     z.output<typeof optionsSchema>,
@@ -182,16 +196,78 @@ export interface ResolvedOptions
   /** Tokens the rendered notes may take. Default 10% of the input budget. */
   notesCap: number;
   contextWindow: number;
-  /** The model's prices, when `model` names a priced catalog entry (what `costMeter` bills with). */
+  /** The model's prices, when the model is a priced catalog entry (what `costMeter` bills with). */
   pricing?: ModelPricing | undefined;
+  /** Output tokens reserved: what the request asks for (see call-budget.ts). */
   reserveOutput: number;
   /** contextWindow - reserveOutput: what the prompt may use. */
   inputBudget: number;
+  /** The output limit this call's request must carry: set where Baton lowered a provider default that cannot fit. */
+  outputCap?: number | undefined;
   tokenizer: Tokenizer;
   store: Store;
   summarizer: Summarizer;
   /** Present when self-compaction probes are on. */
   selfCompact?: ResolvedSelfCompact | undefined;
+}
+
+/**
+ * The options `createBaton` resolved: the window fields are present when `contextWindow` or
+ * `model` gave a window; with the model taken from each call, they are resolved per call.
+ */
+export type BatonSettings = Omit<ResolvedOptions, WindowField> &
+  Partial<Pick<ResolvedOptions, WindowField>> & {
+    /** What the caller gave, for the per-call resolution (call-budget.ts). */
+    readonly given: GivenWindow;
+  };
+
+/** The window options as the caller gave them (undefined: not given). */
+export interface GivenWindow {
+  model: string | undefined;
+  contextWindow: number | undefined;
+  reserveOutput: number | undefined;
+  notesCap: number | undefined;
+  maxSummaryTokens: number | undefined;
+  selfCompact: z.output<typeof selfCompactSchema> | undefined;
+  catalog: Readonly<Record<string, ModelInfo>> | undefined;
+}
+
+/** The fields derived from a window and its output reservation. */
+export function windowFields(
+  given: GivenWindow,
+  window: number,
+  reserveOutput: number,
+  pricing: ModelPricing | undefined,
+): Pick<ResolvedOptions, WindowField> {
+  const budget = window - reserveOutput;
+  return {
+    contextWindow: window,
+    reserveOutput,
+    inputBudget: budget,
+    pricing,
+    notesCap: given.notesCap ?? Math.max(64, Math.floor(budget * 0.1)),
+    // The summary stands for everything evicted and stays in the cached prefix; a compaction
+    // frees at least compactAt - targetAt (30%) of the budget, so 12% of it (at most 4,000)
+    // still leaves a compaction well worth its cache write.
+    maxSummaryTokens: given.maxSummaryTokens ?? Math.max(64, Math.min(4_000, Math.floor(budget * 0.15))),
+    selfCompact: given.selfCompact ? resolveSelfCompact(given.selfCompact, budget) : undefined,
+  };
+}
+
+/**
+ * Baton's own output reservation where nothing says what the request asks for: the model's
+ * limit, at most 16,384 tokens and 20% of the window.
+ */
+export function defaultReserve(window: number, maxOutput: number | undefined): number {
+  return Math.min(maxOutput ?? 16_384, 16_384, Math.floor(window * 0.2));
+}
+
+/** The catalog entry of a model: the caller's `catalog` first (it overrides every dated id of a family), then Baton's. */
+export function modelInfo(
+  model: string,
+  catalog: Readonly<Record<string, ModelInfo>> | undefined,
+): ModelInfo | undefined {
+  return (catalog ? lookupModel(model, catalog) : undefined) ?? lookupModel(model);
 }
 
 function formatIssues(error: z.ZodError): BatonConfigError {
@@ -211,10 +287,10 @@ function formatIssues(error: z.ZodError): BatonConfigError {
 }
 
 /**
- * Validates options, applies defaults, resolves the window from the catalog and the tokenizer.
- * Throws `BatonConfigError` naming every bad field.
+ * Validates options, applies defaults, resolves the window (when `contextWindow` or `model` gives
+ * one) and the tokenizer. Throws `BatonConfigError` naming every bad field.
  */
-export function resolveOptions(options: BatonOptions): ResolvedOptions {
+export function resolveOptions(options: BatonOptions): BatonSettings {
   if (typeof options !== 'object' || options === null) {
     throw new BatonConfigError('[baton] [options] expected an options object, e.g. { model: "gpt-4o" }');
   }
@@ -239,25 +315,26 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
   if (!(o.warnAt <= o.compactAt))
     fail('warnAt', `must be at or below compactAt (${o.compactAt}), received ${o.warnAt}`);
 
-  // The user's entries first: `claude-sonnet-4` there overrides every dated id of the family.
-  const info = o.model
-    ? ((o.catalog ? lookupModel(o.model, o.catalog as Record<string, ModelInfo>) : undefined) ??
-      lookupModel(o.model))
-    : undefined;
-  const contextWindow = o.contextWindow ?? info?.contextWindow;
-  if (contextWindow === undefined) {
+  const info = o.model ? modelInfo(o.model, o.catalog as Record<string, ModelInfo> | undefined) : undefined;
+  if (o.model && !info && o.contextWindow === undefined)
     fail(
       'contextWindow',
-      o.model
-        ? `required: model '${o.model}' is not in the catalog (pass contextWindow, or add it with the catalog option)`
-        : 'required: pass contextWindow (tokens) or a model from the catalog, e.g. { model: "gpt-4o" }',
+      `required: model '${o.model}' is not in the catalog (pass contextWindow, or add it with the catalog option)`,
     );
-  }
-  const window = contextWindow as number;
+  const window = o.contextWindow ?? info?.contextWindow;
   const reserveOutput =
-    o.reserveOutput ?? Math.min(info?.maxOutput ?? 16_384, 16_384, Math.floor(window * 0.2));
-  if (reserveOutput >= window)
+    window === undefined ? undefined : (o.reserveOutput ?? defaultReserve(window, info?.maxOutput));
+  if (window !== undefined && reserveOutput !== undefined && reserveOutput >= window)
     fail('reserveOutput', `must be below the context window (${window}), received ${reserveOutput}`);
+  const given: GivenWindow = {
+    model: o.model,
+    contextWindow: o.contextWindow,
+    reserveOutput: o.reserveOutput,
+    notesCap: o.notesCap,
+    maxSummaryTokens: o.maxSummaryTokens,
+    selfCompact: o.selfCompact,
+    catalog: o.catalog as Record<string, ModelInfo> | undefined,
+  };
 
   // A store that never answers must not hang prepare; the in-memory one is ours and cannot.
   const store = o.store ? boundedStore(o.store, o.storeTimeoutMs) : memoryStore();
@@ -265,23 +342,24 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
   if (typeof o.tokenizer === 'object') tokenizer = checkedTokenizer(o.tokenizer);
   else tokenizer = gptTokenizer((o.tokenizer ?? info?.encoding ?? 'o200k_base') as EncodingName);
 
+  const {
+    contextWindow: _w,
+    reserveOutput: _r,
+    notesCap: _n,
+    maxSummaryTokens: _m,
+    selfCompact: _s,
+    ...rest
+  } = o;
   return {
-    ...o,
-    contextWindow: window,
-    ...(info?.pricing ? { pricing: info.pricing } : {}),
-    reserveOutput,
-    inputBudget: window - reserveOutput,
-    notesCap: o.notesCap ?? Math.max(64, Math.floor((window - reserveOutput) * 0.1)),
-    // The summary stands for everything evicted and stays in the cached prefix; a compaction
-    // frees at least compactAt - targetAt (30%) of the budget, so 12% of it (at most 4,000)
-    // still leaves a compaction well worth its cache write.
-    maxSummaryTokens:
-      o.maxSummaryTokens ?? Math.max(64, Math.min(4_000, Math.floor((window - reserveOutput) * 0.15))),
+    ...rest,
+    given,
+    ...(window !== undefined && reserveOutput !== undefined
+      ? windowFields(given, window, reserveOutput, info?.pricing)
+      : {}),
     tokenizer,
     store,
     notes: o.notes ? boundedNotes(o.notes, o.storeTimeoutMs) : storeNotes(store),
     summarizer: o.summarizer ?? extractiveSummarizer(),
-    selfCompact: o.selfCompact ? resolveSelfCompact(o.selfCompact, window - reserveOutput) : undefined,
     now: o.now ?? Date.now,
     random: o.random ?? Math.random,
     refRandom: o.random,

@@ -1,9 +1,15 @@
+import type { CallOutput } from './call-budget.ts';
 import type { BatonEvent } from './events.ts';
 import type { HostModel } from './self-compaction.ts';
 import type { ToolSchema } from './token-counter.ts';
 import type { Entry } from './transcript.ts';
 
-export interface PrepareInput {
+/**
+ * One model call, as the adapter translates it. `modelId`, `provider`, `maxOutputTokens` and
+ * `cannotCapOutput` (from `CallOutput`) give the call's window, prices and output reservation
+ * (see `resolveCallBudget`).
+ */
+export interface PrepareInput extends CallOutput {
   /** The host's full history, converted (`fromOpenAIChat` or an adapter). */
   entries: readonly Entry[];
   /** System prompt sent with the request (counted; the notes block is appended to it). */
@@ -56,6 +62,12 @@ interface PreparedBase {
   notices: Notice[];
   tokens: { before: number; after: number; budget: number };
   events: BatonEvent[];
+  /**
+   * The output limit to send with this request, set only where Baton lowered the provider
+   * package's default because it cannot fit the window beside the prompt (adapters put it in
+   * the request: AI SDK `maxOutputTokens`).
+   */
+  maxOutputTokens?: number;
 }
 
 /** A projection to send: within budget, compacted or not. */

@@ -1,9 +1,10 @@
 import { createAgentTools, type NeutralTool } from './agent-tools.ts';
 import { type ArchiveApi, archiveApi } from './archive.ts';
 import { PromptMeasure } from './budget.ts';
+import { SessionBudget } from './call-budget.ts';
 import { type Checkpoint, checkpointSession, readCheckpoint, unfitReason } from './checkpoint.ts';
 import { backstopReached, minGain, nextWarning, planCompaction } from './controller.ts';
-import type { Engine } from './engine.ts';
+import type { BaseEngine } from './engine.ts';
 import { checkPrepareInput } from './entry-check.ts';
 import { describeError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
@@ -48,7 +49,8 @@ export class Session {
   readonly notes: NotesApi;
   /** The agent tools (notes, compact, recall) in neutral form; adapters expose them in host idiom. */
   readonly tools: NeutralTool[];
-  private readonly engine: Engine;
+  private readonly base: BaseEngine;
+  private readonly budget: SessionBudget; // each call's options, for the model it goes to
   private readonly record: SessionRecord;
   private readonly notesStore: Notes;
   private readonly counts: PersistedCounts;
@@ -56,28 +58,24 @@ export class Session {
   private lastRawTotal = 0;
   private lastTokens = 0;
 
-  constructor(id: string, engine: Engine) {
+  constructor(id: string, base: BaseEngine) {
     this.id = id;
-    this.engine = engine;
-    const { options, counter } = engine;
+    this.base = base;
+    this.budget = new SessionBudget(base);
+    const { options, counter } = base;
     this.record = new SessionRecord(id, options.store, options.now);
     this.archive = archiveApi(options.store, id);
     this.counts = new PersistedCounts(options.store, id, counter);
-    this.notesStore = new Notes(
-      options.notes,
-      id,
-      options.notesCap,
-      (text) => counter.text(text),
-      options.random,
-    );
+    const cap = () => this.budget.notesCap();
+    this.notesStore = new Notes(options.notes, id, cap, (text) => counter.text(text), options.random);
     this.notes = this.notesStore;
     this.tools = createAgentTools({
       notes: this.notes,
       archive: this.archive,
       requestCompaction: (instruction) => this.requestCompactionDurably(instruction),
       noteWritten: (before, after) => this.recordNoteWritten(before, after),
-      budgetNow: () => ({ tokens: this.lastTokens, target: options.targetAt * options.inputBudget }),
-      recallLimit: Math.max(2_000, Math.floor(options.inputBudget * 0.1 * 3)),
+      budgetNow: () => ({ tokens: this.lastTokens, target: this.budget.target() }),
+      recallLimit: () => this.budget.recallLimit(),
     });
   }
 
@@ -106,7 +104,7 @@ export class Session {
 
   /** Feeds the provider's reported input tokens of the last call into the calibration. */
   observeUsage(usage: { inputTokens: number }): void {
-    const { counter } = this.engine;
+    const { counter } = this.base;
     counter.calibrate(this.lastRawTotal, usage.inputTokens);
     const calibration = counter.calibration;
     if (calibration) {
@@ -133,18 +131,18 @@ export class Session {
     const quiet = () => undefined;
     record.state.overflowStreak++;
     record.touch();
-    if (report.tokens !== undefined) this.engine.counter.calibrate(this.lastRawTotal, report.tokens);
+    if (report.tokens !== undefined) this.base.counter.calibrate(this.lastRawTotal, report.tokens);
     if (record.state.overflowStreak >= 2) {
       const reason = `the provider rejected the request as too long twice in a row (${report.message})`;
       const tokens = report.tokens ?? this.lastTokens;
       const checkpointRef = await checkpointSession(
-        this.engine,
+        this.budget.engine,
         record,
         this.notesStore,
         { reason, tokens },
         quiet,
       );
-      record.state.unfit = { reason, checkpointRef, tokens, budget: this.engine.options.inputBudget };
+      record.state.unfit = { reason, checkpointRef, tokens, budget: this.budget.engine.options.inputBudget };
       record.state.overflowStreak = 0;
       await record.persistState(quiet);
       return 'unfit';
@@ -178,13 +176,13 @@ export class Session {
 
   /** Reads a checkpoint written by an `unfit` outcome. */
   readCheckpoint(ref: string): Promise<Checkpoint | undefined> {
-    return readCheckpoint(this.engine.options.store, this.id, ref);
+    return readCheckpoint(this.base.options.store, this.id, ref);
   }
 
   /** Hands an event to the host's listener; a listener's failure is the listener's, the call goes on. */
   private notify(event: BatonEvent): void {
     try {
-      this.engine.options.onEvent?.(event);
+      this.base.options.onEvent?.(event);
     } catch {
       // Swallowed on purpose: events are reports, never control flow.
     }
@@ -194,13 +192,14 @@ export class Session {
   async prepare(input: PrepareInput): Promise<Prepared> {
     // Malformed host input is refused before the session loads or writes anything.
     checkPrepareInput(input);
-    const { engine, record } = this;
-    const { options, counter } = engine;
+    const { record } = this;
     const events: BatonEvent[] = [];
     const emit = (event: BatonEvent) => {
       events.push(event);
       this.notify(event);
     };
+    const engine = this.budget.forCall(input, emit); // window, reserve, prices of the call's model
+    const { options, counter } = engine;
     await Promise.all([record.load(emit), this.counts.load(emit)]);
     counter.resume(record.state.calibration);
 
@@ -395,6 +394,7 @@ export class Session {
         message,
       };
     }
+    if (options.outputCap !== undefined) prepared.maxOutputTokens = options.outputCap;
     await record.persistState(emit);
     await this.counts.save(projection, emit);
     this.lastRawTotal = raw;
@@ -412,7 +412,7 @@ export class Session {
     overhead: number,
     pinPolicy: PinPolicy,
   ): (Notice & { holders: FloorHolders }) | undefined {
-    const { options, counter } = this.engine;
+    const { options, counter } = this.budget.engine;
     if (result.tokens <= target || this.record.state.floor?.told) return undefined;
     const holders = floorHolders(result.entries, overhead, (entry) => counter.count(entry), pinPolicy);
     const notice = floorNotice(result.tokens, target, holders, {
