@@ -1,10 +1,11 @@
 import { z } from 'zod/v4';
 import { boundedNotes, boundedStore } from './bounded-store.ts';
+import { defaultReserve, type GivenWindow, modelInfo, windowFields } from './call-budget.ts';
 import { BatonConfigError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
-import { lookupModel, type ModelInfo, type ModelPricing } from './model-catalog.ts';
+import type { ModelInfo, ModelPricing } from './model-catalog.ts';
 import { type NotesBackend, storeNotes } from './notes-backend.ts';
-import { type ResolvedSelfCompact, resolveSelfCompact, selfCompactSchema } from './self-compaction.ts';
+import { type ResolvedSelfCompact, selfCompactSchema } from './self-compaction.ts';
 import type { Stage } from './stage.ts';
 import type { Store } from './store.ts';
 import { memoryStore } from './stores/memory-store.ts';
@@ -152,7 +153,7 @@ const optionsSchema = z
 export type BatonOptions = z.input<typeof optionsSchema>;
 
 /** What depends on the window: resolved per call when the model comes from the call. */
-type WindowField =
+export type WindowField =
   | 'contextWindow'
   | 'reserveOutput'
   | 'inputBudget'
@@ -220,55 +221,6 @@ export type BatonSettings = Omit<ResolvedOptions, WindowField> &
     /** What the caller gave, for the per-call resolution (call-budget.ts). */
     readonly given: GivenWindow;
   };
-
-/** The window options as the caller gave them (undefined: not given). */
-export interface GivenWindow {
-  model: string | undefined;
-  contextWindow: number | undefined;
-  reserveOutput: number | undefined;
-  notesCap: number | undefined;
-  maxSummaryTokens: number | undefined;
-  selfCompact: z.output<typeof selfCompactSchema> | undefined;
-  catalog: Readonly<Record<string, ModelInfo>> | undefined;
-}
-
-/** The fields derived from a window and its output reservation. */
-export function windowFields(
-  given: GivenWindow,
-  window: number,
-  reserveOutput: number,
-  pricing: ModelPricing | undefined,
-): Pick<ResolvedOptions, WindowField> {
-  const budget = window - reserveOutput;
-  return {
-    contextWindow: window,
-    reserveOutput,
-    inputBudget: budget,
-    pricing,
-    notesCap: given.notesCap ?? Math.max(64, Math.floor(budget * 0.1)),
-    // The summary stands for everything evicted and stays in the cached prefix; a compaction
-    // frees at least compactAt - targetAt (30%) of the budget, so 12% of it (at most 4,000)
-    // still leaves a compaction well worth its cache write.
-    maxSummaryTokens: given.maxSummaryTokens ?? Math.max(64, Math.min(4_000, Math.floor(budget * 0.15))),
-    selfCompact: given.selfCompact ? resolveSelfCompact(given.selfCompact, budget) : undefined,
-  };
-}
-
-/**
- * Baton's own output reservation where nothing says what the request asks for: the model's
- * limit, at most 16,384 tokens and 20% of the window.
- */
-export function defaultReserve(window: number, maxOutput: number | undefined): number {
-  return Math.min(maxOutput ?? 16_384, 16_384, Math.floor(window * 0.2));
-}
-
-/** The catalog entry of a model: the caller's `catalog` first (it overrides every dated id of a family), then Baton's. */
-export function modelInfo(
-  model: string,
-  catalog: Readonly<Record<string, ModelInfo>> | undefined,
-): ModelInfo | undefined {
-  return (catalog ? lookupModel(model, catalog) : undefined) ?? lookupModel(model);
-}
 
 function formatIssues(error: z.ZodError): BatonConfigError {
   const fields: string[] = [];
