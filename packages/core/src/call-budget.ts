@@ -1,72 +1,11 @@
-import type { z } from 'zod/v4';
 import type { BaseEngine, Engine } from './engine.ts';
 import { BatonConfigError, BatonModelError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
-import { lookupModel, type ModelInfo, type ModelPricing } from './model-catalog.ts';
-import type { BatonSettings, ResolvedOptions, WindowField } from './options.ts';
+import type { ModelPricing } from './model-catalog.ts';
+import type { BatonSettings } from './options.ts';
+import type { CallOutput } from './prepared.ts';
 import { providerOutputDefault } from './provider-output-defaults.ts';
-import { resolveSelfCompact, type selfCompactSchema } from './self-compaction.ts';
-
-/** The window options as the caller gave them (undefined: not given). */
-export interface GivenWindow {
-  model: string | undefined;
-  contextWindow: number | undefined;
-  reserveOutput: number | undefined;
-  notesCap: number | undefined;
-  maxSummaryTokens: number | undefined;
-  selfCompact: z.output<typeof selfCompactSchema> | undefined;
-  catalog: Readonly<Record<string, ModelInfo>> | undefined;
-}
-
-/** The fields derived from a window and its output reservation. */
-export function windowFields(
-  given: GivenWindow,
-  window: number,
-  reserveOutput: number,
-  pricing: ModelPricing | undefined,
-): Pick<ResolvedOptions, WindowField> {
-  const budget = window - reserveOutput;
-  return {
-    contextWindow: window,
-    reserveOutput,
-    inputBudget: budget,
-    pricing,
-    notesCap: given.notesCap ?? Math.max(64, Math.floor(budget * 0.1)),
-    // The summary stands for everything evicted and stays in the cached prefix; a compaction
-    // frees at least compactAt - targetAt (30%) of the budget, so 12% of it (at most 4,000)
-    // still leaves a compaction well worth its cache write.
-    maxSummaryTokens: given.maxSummaryTokens ?? Math.max(64, Math.min(4_000, Math.floor(budget * 0.15))),
-    selfCompact: given.selfCompact ? resolveSelfCompact(given.selfCompact, budget) : undefined,
-  };
-}
-
-/**
- * Baton's own output reservation where nothing says what the request asks for: the model's
- * limit, at most 16,384 tokens and 20% of the window.
- */
-export function defaultReserve(window: number, maxOutput: number | undefined): number {
-  return Math.min(maxOutput ?? 16_384, 16_384, Math.floor(window * 0.2));
-}
-
-/** The catalog entry of a model: the caller's `catalog` first (it overrides every dated id of a family), then Baton's. */
-export function modelInfo(
-  model: string,
-  catalog: Readonly<Record<string, ModelInfo>> | undefined,
-): ModelInfo | undefined {
-  return (catalog ? lookupModel(model, catalog) : undefined) ?? lookupModel(model);
-}
-
-/** What a call tells about its model and its output limit (adapters read it from the call they wrap). */
-export interface CallOutput {
-  /** The model id the request goes to. */
-  modelId?: string | undefined;
-  /** The provider id as the host reports it (AI SDK `model.provider`). */
-  provider?: string | undefined;
-  /** The output limit the call sets; absent when the host leaves it to the provider package. */
-  maxOutputTokens?: number | undefined;
-  /** Why the adapter cannot lower this request's output limit; absent when it can. */
-  cannotCapOutput?: string | undefined;
-}
+import { defaultReserve, modelInfo, windowFields } from './window.ts';
 
 /** One call's window and output reservation, and where the reservation came from. */
 export interface CallBudget {

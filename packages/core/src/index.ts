@@ -1,7 +1,7 @@
 export { BatonToolError, type NeutralTool } from './agent-tools.ts';
 export type { ArchiveApi } from './archive.ts';
 export { type Baton, createBaton, type WindowedSettings, type WindowGiven } from './baton.ts';
-export { type CallBudget, type CallOutput, resolveCallBudget } from './call-budget.ts';
+export { type CallBudget, resolveCallBudget } from './call-budget.ts';
 export { checkedStore, hasLoneSurrogate } from './checked-store.ts';
 export type { Checkpoint } from './checkpoint.ts';
 export {
@@ -24,7 +24,15 @@ export { UNFIT_STEP_PREFIX } from './notices.ts';
 export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat } from './openai-chat.ts';
 export type { BatonOptions, BatonSettings, ResolvedOptions } from './options.ts';
 export { detectContextOverflow, type OverflowReport } from './overflow.ts';
-export type { Notice, Outcome, Prepared, PreparedToSend, PreparedUnfit, PrepareInput } from './prepared.ts';
+export type {
+  CallOutput,
+  Notice,
+  Outcome,
+  Prepared,
+  PreparedToSend,
+  PreparedUnfit,
+  PrepareInput,
+} from './prepared.ts';
 export { providerOutputDefault } from './provider-output-defaults.ts';
 export type { RecallInput, RecallResult } from './recall.ts';
 export {

@@ -1,11 +1,10 @@
 import { z } from 'zod/v4';
 import { boundedNotes, boundedStore } from './bounded-store.ts';
-import { defaultReserve, type GivenWindow, modelInfo, windowFields } from './call-budget.ts';
 import { BatonConfigError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
-import type { ModelInfo, ModelPricing } from './model-catalog.ts';
+import type { ModelInfo } from './model-catalog.ts';
 import { type NotesBackend, storeNotes } from './notes-backend.ts';
-import { type ResolvedSelfCompact, selfCompactSchema } from './self-compaction.ts';
+import { selfCompactSchema } from './self-compaction.ts';
 import type { Stage } from './stage.ts';
 import type { Store } from './store.ts';
 import { memoryStore } from './stores/memory-store.ts';
@@ -13,6 +12,7 @@ import type { Summarizer } from './summarizer.ts';
 import { extractiveSummarizer } from './summarizers/extractive.ts';
 import { checkedTokenizer, type EncodingName, gptTokenizer, type Tokenizer } from './tokenizer.ts';
 import type { Entry } from './transcript.ts';
+import { defaultReserve, type GivenWindow, modelInfo, type WindowOptions, windowFields } from './window.ts';
 
 const ratio = (field: string) =>
   z
@@ -153,35 +153,29 @@ const optionsSchema = z
 export type BatonOptions = z.input<typeof optionsSchema>;
 
 /** What depends on the window: resolved per call when the model comes from the call. */
-export type WindowField =
-  | 'contextWindow'
-  | 'reserveOutput'
-  | 'inputBudget'
-  | 'notesCap'
-  | 'maxSummaryTokens'
-  | 'selfCompact'
-  | 'pricing';
+type WindowField = keyof WindowOptions;
 
 /** Options after validation and defaults, for one call's window (what the engine runs with). */
 export interface ResolvedOptions
   extends Omit<
-    z.output<typeof optionsSchema>,
-    | 'tokenizer'
-    | 'store'
-    | 'summarizer'
-    | 'catalog'
-    | 'contextWindow'
-    | 'reserveOutput'
-    | 'maxSummaryTokens'
-    | 'notesCap'
-    | 'warnAt'
-    | 'targetAt'
-    | 'truncateAt'
-    | 'selfCompact'
-    | 'now'
-    | 'random'
-    | 'notes'
-  > {
+      z.output<typeof optionsSchema>,
+      | 'tokenizer'
+      | 'store'
+      | 'summarizer'
+      | 'catalog'
+      | 'contextWindow'
+      | 'reserveOutput'
+      | 'maxSummaryTokens'
+      | 'notesCap'
+      | 'warnAt'
+      | 'targetAt'
+      | 'truncateAt'
+      | 'selfCompact'
+      | 'now'
+      | 'random'
+      | 'notes'
+    >,
+    WindowOptions {
   notes: NotesBackend;
   now: () => number;
   random: () => number;
@@ -193,23 +187,11 @@ export interface ResolvedOptions
   targetAt: number;
   /** Default 0.9 (or compactAt when that is higher). */
   truncateAt: number;
-  maxSummaryTokens: number;
-  /** Tokens the rendered notes may take. Default 10% of the input budget. */
-  notesCap: number;
-  contextWindow: number;
-  /** The model's prices, when the model is a priced catalog entry (what `costMeter` bills with). */
-  pricing?: ModelPricing | undefined;
-  /** Output tokens reserved: what the request asks for (see call-budget.ts). */
-  reserveOutput: number;
-  /** contextWindow - reserveOutput: what the prompt may use. */
-  inputBudget: number;
   /** The output limit this call's request must carry: set where Baton lowered a provider default that cannot fit. */
   outputCap?: number | undefined;
   tokenizer: Tokenizer;
   store: Store;
   summarizer: Summarizer;
-  /** Present when self-compaction probes are on. */
-  selfCompact?: ResolvedSelfCompact | undefined;
 }
 
 /**

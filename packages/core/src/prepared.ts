@@ -1,8 +1,19 @@
-import type { CallOutput } from './call-budget.ts';
 import type { BatonEvent } from './events.ts';
 import type { HostModel } from './self-compaction.ts';
 import type { ToolSchema } from './token-counter.ts';
 import type { Entry } from './transcript.ts';
+
+/** What a call tells about its model and its output limit (adapters read it from the call they wrap). */
+export interface CallOutput {
+  /** The model id the request goes to. */
+  modelId?: string | undefined;
+  /** The provider id as the host reports it (AI SDK `model.provider`). */
+  provider?: string | undefined;
+  /** The output limit the call sets; absent when the host leaves it to the provider package. */
+  maxOutputTokens?: number | undefined;
+  /** Why the adapter cannot lower this request's output limit; absent when it can. */
+  cannotCapOutput?: string | undefined;
+}
 
 /**
  * One model call, as the adapter translates it. `modelId`, `provider`, `maxOutputTokens` and
