@@ -54,7 +54,9 @@ function reportedInputTokens(usage: unknown): number | undefined {
  * A call's prompt projected through `session.prepare` (view mode: a new prompt, the SDK's
  * history untouched); Baton's notes block goes in a system message after the host's, this
  * step's notices in a last user message after the conversation. A block or trailer already
- * in the prompt (a rewrite-mode step) is dropped and rendered afresh.
+ * in the prompt (a rewrite-mode step) is dropped and rendered afresh. The inner model's id and
+ * provider and the call's `maxOutputTokens` give the budget; where Baton lowers the provider's
+ * default output limit (it cannot fit the window beside the prompt), the call carries it.
  */
 export async function projectCall(
   session: Session,
@@ -66,12 +68,19 @@ export async function projectCall(
     entries: promptToEntries(original.prompt as PromptMessage[]),
     ...(tools ? { tools } : {}),
     model: hostModel(model),
+    modelId: model.modelId,
+    provider: model.provider,
+    maxOutputTokens: original.maxOutputTokens,
   });
   const prompt = withTrailer(
     withSystemBlock(entriesToPrompt(prepared.entries), prepared.system),
     prepared.trailer,
   ) as LanguageModelV4Prompt;
-  return { prepared, params: { ...original, prompt } };
+  const cap = prepared.maxOutputTokens;
+  return {
+    prepared,
+    params: { ...original, prompt, ...(cap === undefined ? {} : { maxOutputTokens: cap }) },
+  };
 }
 
 function underPolicy<T>(

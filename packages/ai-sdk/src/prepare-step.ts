@@ -139,17 +139,15 @@ export function batonPrepareStep(session: Session, options: PrepareStepOptions =
       model,
       middleware: {
         specificationVersion: 'v4',
-        // The step's notices go after the conversation in this call only: the SDK's history never keeps them.
-        transformParams: async ({ params }) =>
-          prepared.trailer.length === 0
-            ? params
-            : {
-                ...params,
-                prompt: withTrailer(
-                  params.prompt as HostMessage[],
-                  prepared.trailer,
-                ) as LanguageModelV4CallOptions['prompt'],
-              },
+        // The step's notices go after the conversation in this call only: the SDK's history never
+        // keeps them. Where Baton lowered the provider's default output limit, a step that sets none carries it.
+        transformParams: async ({ params }) => {
+          const cap = params.maxOutputTokens === undefined ? prepared.maxOutputTokens : undefined;
+          const step = cap === undefined ? params : { ...params, maxOutputTokens: cap };
+          if (prepared.trailer.length === 0) return step;
+          const prompt = withTrailer(params.prompt as HostMessage[], prepared.trailer);
+          return { ...step, prompt: prompt as LanguageModelV4CallOptions['prompt'] };
+        },
         wrapGenerate: async function batonStepGenerate({ doGenerate, params }) {
           observed = toolSchemas(params.tools);
           return guardedGenerate(callOf(params), doGenerate, (retry) => model.doGenerate(retry));
@@ -178,8 +176,13 @@ export function batonPrepareStep(session: Session, options: PrepareStepOptions =
       entries: toEntries(messages as HostMessage[], cache),
       system: instructionsText(host),
       tools,
-      // A model object (not a gateway id string) can answer probes and write summaries.
-      ...(isModelObject(model) ? { model: hostModel(model) } : {}),
+      // A model object (not a gateway id string) can answer probes and write summaries. The step's
+      // maxOutputTokens is not visible here: the budget assumes the provider's default.
+      ...(isModelObject(model)
+        ? { model: hostModel(model), modelId: model.modelId, provider: model.provider }
+        : typeof model === 'string'
+          ? { modelId: model }
+          : {}),
     });
 
     const returned = withBlock(host, prepared.block);

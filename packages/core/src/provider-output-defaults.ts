@@ -30,15 +30,11 @@ const AI_SDK_ANTHROPIC: readonly Rule[] = [
 ];
 
 /**
- * `@langchain/anthropic` 1.5.11 (`ChatAnthropic`): `maxTokens` is filled in at construction, so
- * the adapter reads what the request will send from the model; this rule is the fallback for a
- * model object that does not expose it.
+ * Provider ids as hosts report them (AI SDK `model.provider`). LangChain's chat models carry the
+ * limit they send (`ChatAnthropic.maxTokens` is filled in at construction), so its adapter passes
+ * that as the call's own limit and needs no entry here.
  */
-const LANGCHAIN_ANTHROPIC: readonly Rule[] = [[/.*/, 2_048]];
-
-/** Provider ids as hosts report them (AI SDK `model.provider`; adapters prefix LangChain's with `langchain.`). */
 const PROVIDERS: ReadonlyArray<readonly [RegExp, readonly Rule[]]> = [
-  [/^langchain\.anthropic$/, LANGCHAIN_ANTHROPIC],
   [/(^|\.)anthropic\.messages$/, AI_SDK_ANTHROPIC],
 ];
 
