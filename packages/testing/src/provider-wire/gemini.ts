@@ -139,6 +139,14 @@ export function geminiRuleViolations(body: WireBody): string[] {
     arrayOf(c?.parts)
       .filter(isRecord)
       .flatMap((p) => (isRecord(p.functionResponse) ? [textOf(p.functionResponse.name)] : []));
+  const idsOf = (c: Record<string, unknown> | undefined, key: 'functionCall' | 'functionResponse') =>
+    arrayOf(c?.parts)
+      .filter(isRecord)
+      .flatMap((p) =>
+        isRecord(p[key]) && typeof (p[key] as WireBody).id === 'string'
+          ? [textOf((p[key] as WireBody).id)]
+          : [],
+      );
   contents.forEach((content, n) => {
     const parts = arrayOf(content.parts).filter(isRecord);
     if (parts.length === 0) out.push(`contents[${n}].parts: contents.parts must not be empty`);
@@ -151,6 +159,14 @@ export function geminiRuleViolations(body: WireBody): string[] {
           `contents[${n}]: Please ensure that function call turn comes immediately after a user turn or after a function response turn.`,
         );
       const answered = responses(contents[n + 1]);
+      // Where calls carry ids (the v1beta API returns them), each response names its call's id.
+      const callIds = idsOf(content, 'functionCall');
+      const responseIds = new Set(idsOf(contents[n + 1], 'functionResponse'));
+      const unanswered = callIds.filter((id) => !responseIds.has(id));
+      if (unanswered.length > 0)
+        out.push(
+          `contents[${n}]: function calls without a response of the same id: ${unanswered.join(', ')}`,
+        );
       if (answered.length !== called.length || [...called].sort().join() !== [...answered].sort().join())
         out.push(
           `contents[${n}]: Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.`,
