@@ -58,7 +58,7 @@ describe('@baton/ai-sdk middleware through generateText', () => {
 
     expect(prompts).toHaveLength(200);
     expect(result.text).toBe('done');
-    const budget = baton.core.options.inputBudget!;
+    const budget = baton.core.options.inputBudget;
     // Within budget as the provider counts it: the usage this one reports (characters / 4 of the
     // prompt and tools) is what Baton calibrates to, and what a provider refuses a prompt by.
     expect(Math.max(...usages)).toBeLessThanOrEqual(budget);

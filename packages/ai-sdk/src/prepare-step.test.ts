@@ -47,7 +47,7 @@ describe('prepareStep (rewrite mode)', () => {
       prompt: 'Read the files.',
     });
     expect(result.text).toBe('done');
-    const budget = baton.core.options.inputBudget!;
+    const budget = baton.core.options.inputBudget;
     // Every prompt stays near the budget although the loop read 23 files of ~500 tokens.
     const counter = new TokenCounter(gptTokenizer(), 512);
     for (const prompt of prompts) {
@@ -96,7 +96,7 @@ describe('prepareStep (rewrite mode)', () => {
       description: t.description as string,
       inputSchema: name === 'read_file' ? z4.toJSONSchema(readFileSchema) : {},
     }));
-    const budget = baton.core.options.inputBudget!;
+    const budget = baton.core.options.inputBudget;
     for (const prompt of prompts) {
       const system = prompt.filter((m) => m.role === 'system');
       // The rendered notes section (an eviction notice may also quote the notes call's input).
@@ -132,7 +132,7 @@ describe('prepareStep (rewrite mode)', () => {
     ];
     expect(promptTokens(history)).toBeGreaterThan(6_200);
     expect(promptTokens(prompts[0]) + counter.rawTools(schemas)).toBeLessThanOrEqual(
-      baton.core.options.inputBudget!,
+      baton.core.options.inputBudget,
     );
   });
 
