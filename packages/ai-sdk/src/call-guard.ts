@@ -16,6 +16,7 @@ import {
   withTrailer,
 } from '@baton/core/internals';
 import { hostModel } from './host-model.ts';
+import { requestedOutput, withOutputCap } from './output-limit.ts';
 import { unfitGenerateResult, unfitStreamResult } from './unfit-result.ts';
 
 /**
@@ -70,17 +71,13 @@ export async function projectCall(
     model: hostModel(model),
     modelId: model.modelId,
     provider: model.provider,
-    maxOutputTokens: original.maxOutputTokens,
+    maxOutputTokens: requestedOutput(model, original),
   });
   const prompt = withTrailer(
     withSystemBlock(entriesToPrompt(prepared.entries), prepared.system),
     prepared.trailer,
   ) as LanguageModelV4Prompt;
-  const cap = prepared.maxOutputTokens;
-  return {
-    prepared,
-    params: { ...original, prompt, ...(cap === undefined ? {} : { maxOutputTokens: cap }) },
-  };
+  return { prepared, params: withOutputCap(model, { ...original, prompt }, prepared.maxOutputTokens) };
 }
 
 function underPolicy<T>(

@@ -1,4 +1,5 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
+import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
 import { anthropicRuleViolations, anthropicWire, filler, type WireRequest } from '@baton/testing';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
@@ -12,9 +13,19 @@ const STEPS = 45;
  * 200k window: every step reads a file of about 6,000 tokens, so the loop crosses the
  * compaction threshold; no call sets `maxOutputTokens`, so the package sends its own default.
  */
-async function toolLoop(modelId: string, options: { stream: boolean; contextWindow?: number }) {
+async function toolLoop(
+  modelId: string,
+  options: {
+    stream: boolean;
+    contextWindow?: number;
+    /** The provider's window (default 200k). */
+    wireWindow?: number;
+    /** Call settings of the host's own (an output limit, thinking). */
+    settings?: { maxOutputTokens?: number; providerOptions?: SharedV4ProviderOptions };
+  },
+) {
   const wire = anthropicWire({
-    contextWindow: WINDOW,
+    contextWindow: options.wireWindow ?? WINDOW,
     script: ({ index }) =>
       index < STEPS - 1
         ? { calls: [{ name: 'read_file', input: { path: `src/f${index}.ts` } }] }
@@ -42,6 +53,7 @@ async function toolLoop(modelId: string, options: { stream: boolean; contextWind
     tools,
     stopWhen: stepCountIs(STEPS),
     prompt: 'Read every file of src/, then say done.',
+    ...options.settings,
   };
   const text = options.stream ? await streamText(call).text : (await generateText(call)).text;
   return { text, requests: wire.requests, events };
@@ -89,5 +101,27 @@ describe("@ai-sdk/anthropic's default output limit on a 200k window", () => {
         applied: true,
       },
     ]);
+  }, 120_000);
+
+  it("counts Anthropic's thinking budget in what the request asks for, and caps the sum", async () => {
+    const thinking = { anthropic: { thinking: { type: 'enabled', budgetTokens: 8_000 } } };
+    // A limit of 4,000 with an 8,000-token thinking budget: @ai-sdk/anthropic sends 12,000.
+    const small = await toolLoop('claude-sonnet-4-5', {
+      stream: false,
+      contextWindow: 32_000,
+      wireWindow: 32_000,
+      settings: { maxOutputTokens: 4_000, providerOptions: thinking },
+    });
+    for (const r of small.requests) expect(r.maxOutputTokens).toBe(12_000);
+    expect(small.requests.filter((r) => r.refused)).toEqual([]);
+    expect(small.requests.filter((r) => r.inputTokens + (r.maxOutputTokens ?? 0) > 32_000)).toEqual([]);
+    // No limit, a default that cannot fit (128,000): the request carries 16,384 in all, thinking included.
+    const capped = await toolLoop('claude-sonnet-4-6', {
+      stream: false,
+      contextWindow: WINDOW,
+      settings: { providerOptions: thinking },
+    });
+    for (const r of capped.requests) expect(r.maxOutputTokens).toBe(16_384);
+    expect(overWindow(capped.requests)).toEqual([]);
   }, 120_000);
 });

@@ -22,6 +22,7 @@ import {
 import { z } from 'zod/v4';
 import { type GuardedCall, guardedGenerate, guardedStream, projectCall, toolSchemas } from './call-guard.ts';
 import { hostModel } from './host-model.ts';
+import { withOutputCap } from './output-limit.ts';
 import { unfitGenerateResult, unfitStreamResult } from './unfit-result.ts';
 
 function instructionsText(instructions: Instructions | undefined): string {
@@ -143,7 +144,7 @@ export function batonPrepareStep(session: Session, options: PrepareStepOptions =
         // keeps them. Where Baton lowered the provider's default output limit, a step that sets none carries it.
         transformParams: async ({ params }) => {
           const cap = params.maxOutputTokens === undefined ? prepared.maxOutputTokens : undefined;
-          const step = cap === undefined ? params : { ...params, maxOutputTokens: cap };
+          const step = withOutputCap(model, params, cap);
           if (prepared.trailer.length === 0) return step;
           const prompt = withTrailer(params.prompt as HostMessage[], prepared.trailer);
           return { ...step, prompt: prompt as LanguageModelV4CallOptions['prompt'] };
