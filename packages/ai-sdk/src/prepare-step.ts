@@ -22,7 +22,7 @@ import {
 import { z } from 'zod/v4';
 import { type GuardedCall, guardedGenerate, guardedStream, projectCall, toolSchemas } from './call-guard.ts';
 import { hostModel } from './host-model.ts';
-import { withOutputCap } from './output-limit.ts';
+import { requestedOutput, withOutputCap } from './output-limit.ts';
 import { unfitGenerateResult, unfitStreamResult } from './unfit-result.ts';
 
 function instructionsText(instructions: Instructions | undefined): string {
@@ -141,10 +141,14 @@ export function batonPrepareStep(session: Session, options: PrepareStepOptions =
       middleware: {
         specificationVersion: 'v4',
         // The step's notices go after the conversation in this call only: the SDK's history never
-        // keeps them. Where Baton lowered the provider's default output limit, a step that sets none carries it.
+        // keeps them. Where Baton lowered the output limit, a step asking for more carries the cap.
         transformParams: async ({ params }) => {
-          const cap = params.maxOutputTokens === undefined ? prepared.maxOutputTokens : undefined;
-          const step = withOutputCap(model, params, cap);
+          const asked = requestedOutput(model, params);
+          const cap = prepared.maxOutputTokens;
+          const step =
+            asked !== undefined && cap !== undefined && asked <= cap
+              ? params
+              : withOutputCap(model, params, cap);
           if (prepared.trailer.length === 0) return step;
           const prompt = withTrailer(params.prompt as HostMessage[], prepared.trailer);
           return { ...step, prompt: prompt as LanguageModelV4CallOptions['prompt'] };

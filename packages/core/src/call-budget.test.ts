@@ -68,6 +68,12 @@ describe('the output reservation of a call', () => {
       outputCap: 16_384,
       source: 'option',
     });
+    // ... and so is a larger limit the call sets itself: the option wins.
+    expect(budgetOf({ reserveOutput: 16_384 }, { ...ANTHROPIC, maxOutputTokens: 32_000 })).toMatchObject({
+      reserveOutput: 16_384,
+      outputCap: 16_384,
+      unfitDefault: { requested: 32_000, applied: true },
+    });
     // Within half the window: reserved as is, nothing capped.
     expect(budgetOf({}, ANTHROPIC).outputCap).toBeUndefined();
   });

@@ -16,7 +16,7 @@ export interface CallBudget {
   pricing: ModelPricing | undefined;
   /** The output limit Baton puts in the request in place of the provider's default. */
   outputCap?: number;
-  /** A provider default that cannot fit: what it asks, and whether the request was capped. */
+  /** A limit the request would carry that cannot fit: what it asks, and whether the request was capped. */
   unfitDefault?: { requested: number; applied: boolean; reason?: string };
 }
 
@@ -29,7 +29,8 @@ const DEFAULT_FITS = 0.5;
 /**
  * The window, prices and output reservation of one call. The window: `contextWindow`, else the
  * catalog entry of `model`, else of the call's model. The reservation, first that applies:
- * the `reserveOutput` option; the call's own output limit; the provider package's default when
+ * the `reserveOutput` option (a larger limit in the request is lowered to it, as below); the
+ * call's own output limit; the provider package's default when
  * it leaves at least half the window to the prompt; else Baton's default (the model's limit, at
  * most 16,384 and 20% of the window), with the request's limit capped to it where the adapter
  * can (or the provider's default reserved where it cannot). Input + the request's limit then
@@ -72,8 +73,9 @@ export function resolveCallBudget(settings: BatonSettings, call: CallOutput): Ca
 
   if (given.reserveOutput !== undefined) {
     const reserve = tooLarge(given.reserveOutput, 'reserveOutput');
-    if (providerDefault !== undefined && providerDefault > reserve)
-      return capped(providerDefault, reserve, 'option');
+    // The option wins: a larger limit the request would carry (the call's or the default) is lowered to it.
+    const asked = call.maxOutputTokens ?? providerDefault;
+    if (asked !== undefined && asked > reserve) return capped(asked, reserve, 'option');
     return { ...budget, reserveOutput: reserve, source: 'option' };
   }
   if (call.maxOutputTokens !== undefined)

@@ -23,10 +23,12 @@ export type BatonEvent =
   | { type: 'ledger-conflict'; expectedVersion: number; currentVersion: number }
   | { type: 'budget-exceeded'; tokens: number; budget: number; reason: string }
   /**
-   * Once per session: the host left the output limit to the provider package, whose default
-   * (`requested`, e.g. 64,000 from `@ai-sdk/anthropic`) leaves the prompt less than half the
-   * window. `applied`: the request's limit was lowered to `reserved` (the AI SDK middleware
-   * does); else `reason` says why the host could not, and `reserved` is what Baton keeps free.
+   * Once per session: the output limit the request would carry (`requested`: the provider
+   * package's default when the host sets none, e.g. 64,000 from `@ai-sdk/anthropic`, or any limit
+   * above an explicit `reserveOutput`) cannot fit: a default that leaves the prompt less than
+   * half the window. `applied`: the request's limit was lowered to `reserved` (the AI SDK
+   * middleware and Mastra do); else `reason` says why the host could not, and `reserved` is what
+   * Baton keeps free.
    */
   | {
       type: 'output-limit-capped';

@@ -37,5 +37,8 @@ export function callOutputOf(model: unknown): CallOutput {
     ...(typeof id === 'string' && id.length > 0 ? { modelId: id } : {}),
     ...(type ? { provider: `langchain.${type}` } : {}),
     ...(limit !== undefined ? { maxOutputTokens: limit } : {}),
+    // wrapModelCall hands the handler the agent's own model: its max_tokens is the model's.
+    cannotCapOutput:
+      'the chat model sends its own maxTokens; set maxTokens on the model (ChatAnthropic, ChatOpenAI)',
   };
 }
