@@ -4,7 +4,11 @@
  * and refuses a request whose input and `max_tokens` exceed the window, so a package that fills
  * in a large default (64,000 for `claude-sonnet-4-5`) decides how much room the prompt has.
  * OpenAI's and Google's APIs take no limit unless one is given: nothing is reserved for them
- * but Baton's own default.
+ * but Baton's own default. Read in the packages' dist: `@ai-sdk/openai` 4.0.118 sends
+ * `max_tokens` (chat) / `max_output_tokens` (responses) only when the call sets
+ * `maxOutputTokens`, `@ai-sdk/google` 4.0.121 `maxOutputTokens` likewise, and
+ * `@ai-sdk/amazon-bedrock` 5.0.101 `inferenceConfig.maxTokens` likewise (Bedrock then applies
+ * the model's own default, which Baton does not know: set `maxOutputTokens` there).
  */
 
 /** `[model pattern, max_tokens]`, first match wins. */
