@@ -34,7 +34,7 @@ describe('agent surface properties', () => {
     await fc.assert(
       fc.asyncProperty(transcriptSpecArb, optionsArb, async (t, spec) => {
         const { baton, prepared } = await loop(buildTranscript(t), spec);
-        const warnLimit = baton.options.warnAt * baton.options.inputBudget;
+        const warnLimit = baton.options.warnAt * baton.options.inputBudget!;
         let armed = true;
         for (const p of prepared) {
           const warned = p.notices.some((n) => n.type === 'warning');

@@ -37,7 +37,7 @@ async function loopViolations(
       history: prefix,
       prepared,
       session,
-      budget: baton.options.inputBudget,
+      budget: baton.options.inputBudget!,
       pinnedTools: spec.pinnedTools,
     });
     found.push(

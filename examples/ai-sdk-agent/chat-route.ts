@@ -13,9 +13,8 @@
  * import { createChatRoute } from './chat-route';
  *
  * export const { POST } = createChatRoute({
- *   model: openai('gpt-4o-mini'),
+ *   model: openai('gpt-4o-mini'), // named once: Baton reads the window and output limit from the call
  *   dbPath: './baton.db',
- *   contextWindow: 128_000,
  * });
  * ```
  */
@@ -36,8 +35,11 @@ export interface ChatRouteOptions {
   model: LanguageModelV4;
   /** The SQLite file for Baton's ledger, notes and archive (created if absent). */
   dbPath: string;
-  /** The model's context window in tokens. */
-  contextWindow: number;
+  /**
+   * The model's context window in tokens. Default: the catalog entry of the model each call goes
+   * to (Baton reads `model.modelId` from the call); pass it for a model Baton does not know.
+   */
+  contextWindow?: number;
   /** The app's own tools; Baton adds `notes`, `compact` and `recall`. */
   tools?: ToolSet;
   /** The system prompt; Baton's notes and notices go in a system message right after it. */
@@ -66,7 +68,11 @@ export function createChatRoute({
   // One store and one Baton per process, not per request: the session cache and the
   // token calibration live here, and every request of a chat shares them.
   const store = sqliteStore({ path: dbPath });
-  const baton = createBaton({ contextWindow, store, ...(onEvent ? { onEvent } : {}) });
+  const baton = createBaton({
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    store,
+    ...(onEvent ? { onEvent } : {}),
+  });
 
   async function POST(request: Request): Promise<Response> {
     const { id, messages } = (await request.json()) as Partial<ChatRequestBody>;

@@ -130,7 +130,7 @@ describe('Mastra Agent + Memory (lastMessages: 10) + Baton, one thread over 26 t
     const conversation = { thread: 'chat-1', resource: 'user-1' };
     const options = { model, dbFile: join(dir, 'chat.db'), contextWindow: WINDOW, tools: { lookup } };
     let chat = createMemoryChat(options);
-    const budget = chat.baton.core.options.inputBudget;
+    const budget = chat.baton.core.options.inputBudget!;
     expect(o200k.count(DOC)).toBeGreaterThan(budget);
     expect(o200k.count(DOC)).toBeLessThan(9_800);
 

@@ -3,8 +3,11 @@ import {
   type Baton,
   type BatonOptions,
   BatonSessionError,
+  type BatonSettings,
   createBaton as createCoreBaton,
   type Session,
+  type WindowedSettings,
+  type WindowGiven,
 } from '@baton/core';
 import type { ToolSet } from 'ai';
 import { type BatonToolSet, batonTools } from './agent-tools.ts';
@@ -31,8 +34,8 @@ export interface AiSdkSession {
   prepareStepFor(tools: ToolSet): ReturnType<typeof batonPrepareStep>;
 }
 
-export interface AiSdkBaton {
-  readonly core: Baton;
+export interface AiSdkBaton<Settings extends BatonSettings = BatonSettings> {
+  readonly core: Baton<Settings>;
   /** The session for a conversation id (the same object for the same id while it is in use). */
   session(id: string): AiSdkSession;
   /**
@@ -66,6 +69,8 @@ function sessionIdOf(providerOptions: unknown): string {
  *   prompt,
  * });
  */
+export function createBaton(options: BatonOptions & WindowGiven): AiSdkBaton<WindowedSettings>;
+export function createBaton(options: BatonOptions): AiSdkBaton;
 export function createBaton(options: BatonOptions): AiSdkBaton {
   const userOnEvent = options.onEvent;
   void loadTelemetry();

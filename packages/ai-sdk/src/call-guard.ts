@@ -16,6 +16,7 @@ import {
   withTrailer,
 } from '@baton/core/internals';
 import { hostModel } from './host-model.ts';
+import { requestedOutput, withOutputCap } from './output-limit.ts';
 import { withCacheHints } from './prompt-cache.ts';
 import { unfitGenerateResult, unfitStreamResult } from './unfit-result.ts';
 
@@ -55,7 +56,9 @@ function reportedInputTokens(usage: unknown): number | undefined {
  * A call's prompt projected through `session.prepare` (view mode: a new prompt, the SDK's
  * history untouched); Baton's notes block goes in a system message after the host's, this
  * step's notices in a last user message after the conversation. A block or trailer already
- * in the prompt (a rewrite-mode step) is dropped and rendered afresh.
+ * in the prompt (a rewrite-mode step) is dropped and rendered afresh. The inner model's id and
+ * provider and the call's `maxOutputTokens` give the budget; where Baton lowers the provider's
+ * default output limit (it cannot fit the window beside the prompt), the call carries it.
  */
 export async function projectCall(
   session: Session,
@@ -68,14 +71,17 @@ export async function projectCall(
     ...(tools ? { tools } : {}),
     model: hostModel(model),
     providerCompaction: providerCompactionOf(original.providerOptions),
-    // Calibration is kept per model: a session that switches models keeps each one's ratio.
+    // The model gives the window, the output default and its own calibration ratio.
     ...(model.modelId ? { modelId: model.modelId } : {}),
+    provider: model.provider,
+    maxOutputTokens: requestedOutput(model, original),
   });
   const prompt = withTrailer(
     withSystemBlock(entriesToPrompt(prepared.entries), prepared.system),
     prepared.trailer,
   ) as LanguageModelV4Prompt;
-  return { prepared, params: withCacheHints(session, model, prepared, { ...original, prompt }) };
+  const capped = withOutputCap(model, { ...original, prompt }, prepared.maxOutputTokens);
+  return { prepared, params: withCacheHints(session, model, prepared, capped) };
 }
 
 function underPolicy<T>(

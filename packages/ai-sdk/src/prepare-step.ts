@@ -22,6 +22,7 @@ import {
 import { z } from 'zod/v4';
 import { type GuardedCall, guardedGenerate, guardedStream, projectCall, toolSchemas } from './call-guard.ts';
 import { hostModel } from './host-model.ts';
+import { requestedOutput, withOutputCap } from './output-limit.ts';
 import { withCacheHints } from './prompt-cache.ts';
 import { unfitGenerateResult, unfitStreamResult } from './unfit-result.ts';
 
@@ -146,10 +147,17 @@ export function batonPrepareStep(session: Session, options: PrepareStepOptions =
       model,
       middleware: {
         specificationVersion: 'v4',
-        // The step's notices go after the conversation in this call only: the SDK's history never keeps them.
+        // The step's notices go after the conversation in this call only: the SDK's history never
+        // keeps them. Where Baton lowered the output limit, a step asking for more carries the cap.
         transformParams: async ({ params }) => {
+          const asked = requestedOutput(model, params);
+          const cap = prepared.maxOutputTokens;
+          const step =
+            asked !== undefined && cap !== undefined && asked <= cap
+              ? params
+              : withOutputCap(model, params, cap);
           const hinted = withCacheHints(session, model, prepared, {
-            ...params,
+            ...step,
             prompt: withTrailer(
               params.prompt as HostMessage[],
               prepared.trailer,
@@ -187,9 +195,10 @@ export function batonPrepareStep(session: Session, options: PrepareStepOptions =
       entries: toEntries(messages as HostMessage[], cache),
       system: instructionsText(host),
       tools,
-      // A model object (not a gateway id string) can answer probes and write summaries.
-      ...(isModelObject(model) ? { model: hostModel(model) } : {}),
-      // Calibration is kept per model (a gateway id string names one too).
+      // A model object (not a gateway id string) can answer probes and write summaries. The step's
+      // maxOutputTokens is not visible here: the budget assumes the provider's default.
+      ...(isModelObject(model) ? { model: hostModel(model), provider: model.provider } : {}),
+      // The model's window and its own calibration ratio (a gateway id string names one too).
       ...(modelId ? { modelId } : {}),
     });
 

@@ -2,7 +2,14 @@ import { accessSync, constants, readFileSync, statSync, writeFileSync } from 'no
 import { createRequire } from 'node:module';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createBaton, RUBRICS, type RubricName, type Store, sqliteStore } from '@baton/core';
+import {
+  createBaton,
+  RUBRICS,
+  type RubricName,
+  resolveCallBudget,
+  type Store,
+  sqliteStore,
+} from '@baton/core';
 import { fmt } from './chart.ts';
 import { costNote } from './cost-report.ts';
 import { FORMATS, readSession, type Transcript, TranscriptFormatError } from './formats.ts';
@@ -270,15 +277,12 @@ function runInspect(file: string, values: Record<string, string | undefined>, io
     ...(contextWindow ? { contextWindow } : {}),
     ...(values.model ? { model: values.model } : {}),
   }).options;
-  const report = inspectTranscript(
-    transcript.entries,
-    options.tokenizer,
-    options.inputBudget,
-    options.opaqueTokens,
-  );
+  const window = resolveCallBudget(options, {});
+  const inputBudget = window.contextWindow - window.reserveOutput;
+  const report = inspectTranscript(transcript.entries, options.tokenizer, inputBudget, options.opaqueTokens);
   const lines = [
     `${printable(basename(file))}: ${FORMATS[transcript.format]}${transcript.thread ? `, thread ${printable(transcript.thread)}` : ''}`,
-    `${report.messages} messages, ${fmt(report.total)} tokens (${options.tokenizer.name}); input budget ${fmt(options.inputBudget)}`,
+    `${report.messages} messages, ${fmt(report.total)} tokens (${options.tokenizer.name}); input budget ${fmt(inputBudget)}`,
     '',
     'by role:',
     ...report.byRole.map(

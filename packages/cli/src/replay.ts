@@ -6,6 +6,7 @@ import {
   type ProbeRequest,
   promptBlocks,
   type RubricName,
+  resolveCallBudget,
   type Session,
   type Store,
   TokenCounter,
@@ -163,7 +164,10 @@ export async function replay(
     onEvent: (e) => events.push(e),
   });
   const fixed = createBaton({ ...common, compactAt: 1, truncateAt: 1, warnAt: 1, targetAt: 0.99 });
-  const { inputBudget: budget, warnAt, compactAt, targetAt, truncateAt, pricing } = baton.options;
+  const { warnAt, compactAt, targetAt, truncateAt, pricing } = baton.options;
+  // A replay names its model or window (resolveCallBudget throws BatonModelError otherwise).
+  const window = resolveCallBudget(baton.options, {});
+  const budget = window.contextWindow - window.reserveOutput;
   const session = baton.session(REPLAY_SESSION);
   const every = options.interval ?? 10;
   const interval = fixed.session('interval');

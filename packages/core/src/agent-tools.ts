@@ -73,7 +73,7 @@ export interface AgentToolDeps {
   noteWritten?(before: string, after: string): void | Promise<void>;
   /** Tokens now and the target compaction will aim for, for the compact tool's answer. */
   budgetNow(): { tokens: number; target: number };
-  recallLimit: number;
+  recallLimit(): number;
 }
 
 function parse<T>(tool: string, schema: z.ZodType<T>, input: unknown, forms: string): T {
@@ -175,7 +175,7 @@ export function createAgentTools(deps: AgentToolDeps): NeutralTool[] {
       'A query returns the text around each match, best record first, and where every match is (matches: ref and character offsets) so recall({ ref, offset }) reads further. ' +
       'Large results are paged: pass offset and limit (characters) and follow nextOffset.',
     inputSchema: recallInputSchema,
-    execute: (input) => guard('recall', () => recall(deps.archive, input, deps.recallLimit)),
+    execute: (input) => guard('recall', () => recall(deps.archive, input, deps.recallLimit())),
   };
 
   return [notesTool, compactTool, recallTool] as NeutralTool[];

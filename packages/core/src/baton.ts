@@ -1,9 +1,9 @@
 import { CalibrationSeed } from './calibration.ts';
 import { hasLoneSurrogate } from './checked-store.ts';
-import type { Engine } from './engine.ts';
+import type { BaseEngine } from './engine.ts';
 import { BatonConfigError } from './errors.ts';
 import { LruCache } from './lru-cache.ts';
-import { type BatonOptions, type ResolvedOptions, resolveOptions } from './options.ts';
+import { type BatonOptions, type BatonSettings, type ResolvedOptions, resolveOptions } from './options.ts';
 import { countRules } from './persisted-counts.ts';
 import { Session } from './session.ts';
 import { registerSessionOptions } from './session-options.ts';
@@ -11,9 +11,21 @@ import { stageNameOf } from './stage.ts';
 import { defaultStages } from './stages/index.ts';
 import { TokenCounter } from './token-counter.ts';
 
+/** Options that give the window up front: `contextWindow`, or a `model` (from the catalog). */
+export type WindowGiven = { contextWindow: number } | { model: string };
+
+/** Settings with the window resolved (`createBaton` was given `contextWindow` or `model`). */
+export type WindowedSettings = BatonSettings &
+  Pick<ResolvedOptions, 'contextWindow' | 'reserveOutput' | 'inputBudget' | 'notesCap' | 'maxSummaryTokens'>;
+
 /** A configured Baton: hands out one `Session` per conversation id. */
-export interface Baton {
-  readonly options: ResolvedOptions;
+export interface Baton<Settings extends BatonSettings = BatonSettings> {
+  /**
+   * The validated options. The window fields (`contextWindow`, `inputBudget`, `pricing`...) are
+   * present when `contextWindow` or `model` gave a window; with the model from each call, they
+   * are resolved per call (`resolveCallBudget`).
+   */
+  readonly options: Settings;
   /**
    * The session for a conversation id: the same object for the same id while it is among the
    * `maxSessions` most recently used (a dropped one is rebuilt from the store).
@@ -26,14 +38,17 @@ export interface Baton {
  *
  * @example
  * const baton = createBaton({ model: 'gpt-4o' }); // 128k window, thresholds 0.64 / 0.8 / 0.5 / 0.9
+ * // or createBaton({}): each call's model (adapters read it from the call) gives its window
  * const prepared = await baton.session('chat-1').prepare({ entries: fromOpenAIChat(messages), system });
  */
+export function createBaton(options: BatonOptions & WindowGiven): Baton<WindowedSettings>;
+export function createBaton(options: BatonOptions): Baton;
 export function createBaton(options: BatonOptions): Baton {
   const resolved = resolveOptions(options);
   const stages = resolved.stages ?? defaultStages();
   const summarizeStages = stages.filter((stage) => stageNameOf(stage) === 'summarize');
   const counter = new TokenCounter(resolved.tokenizer, resolved.opaqueTokens);
-  const engine: Engine = {
+  const engine: BaseEngine = {
     options: resolved,
     counter,
     calibrationSeed: new CalibrationSeed(resolved.store, countRules(counter)),

@@ -1,14 +1,19 @@
 import type { CalibrationSeed } from './calibration.ts';
 import type { PinPolicy } from './groups.ts';
-import type { ResolvedOptions } from './options.ts';
+import type { BatonSettings, ResolvedOptions } from './options.ts';
 import type { Stage } from './stage.ts';
 import type { Summarizer } from './summarizer.ts';
 import type { TextCompletion } from './summarizers/continuation.ts';
 import type { TokenCounter } from './token-counter.ts';
 
-/** Shared by all sessions of one `createBaton` call. */
-export interface Engine {
+/** One call's engine: the shared parts, with the options resolved for the call's window. */
+export interface Engine extends Omit<BaseEngine, 'options'> {
   options: ResolvedOptions;
+}
+
+/** Shared by all sessions of one `createBaton` call. */
+export interface BaseEngine {
+  options: BatonSettings;
   /** Exact counts, memoized for every session (each calibrates its own view: `withRatio`). */
   counter: TokenCounter;
   /** What the process learnt of the provider's counts: a new session's starting ratio. */

@@ -159,8 +159,17 @@ export function checkPrepareInput(input: unknown): asserts input is PrepareInput
   if (!Array.isArray(entries)) refuse('entries', 'an array of entries', kindOf(entries));
   for (let i = 0; i < entries.length; i++) checkEntry(entries[i], i);
   if (system !== undefined && typeof system !== 'string') refuse('system', 'a string', kindOf(system));
-  if (modelId !== undefined && (typeof modelId !== 'string' || modelId.length === 0))
-    refuse('modelId', 'a non-empty string', kindOf(modelId));
+  if (modelId === '') refuse('modelId', 'a non-empty string', 'an empty string');
+  for (const field of ['modelId', 'provider', 'cannotCapOutput'] as const)
+    if (input[field] !== undefined && typeof input[field] !== 'string')
+      refuse(field, 'a string', kindOf(input[field]));
+  const limit = input.maxOutputTokens;
+  if (limit !== undefined && !(Number.isInteger(limit) && (limit as number) > 0))
+    refuse(
+      'maxOutputTokens',
+      'a positive integer',
+      typeof limit === 'number' ? String(limit) : kindOf(limit),
+    );
   if (tools === undefined) return;
   if (!Array.isArray(tools)) refuse('tools', 'an array of tool schemas', kindOf(tools));
   for (let t = 0; t < tools.length; t++) {

@@ -27,6 +27,28 @@ export class BatonSessionError extends BatonConfigError {
 }
 
 /**
+ * Thrown (as the rejection of `Session.prepare`, the first call's) when no context window is
+ * known for a call: `createBaton` was given neither `contextWindow` nor `model`, and the model
+ * the call goes to is not in the catalog (or the host's call names none). The message says how
+ * to pass the window, e.g. `[baton] [budget] model 'my-llm' is not in the catalog: pass
+ * contextWindow (tokens) to createBaton, or add it with the catalog option`.
+ */
+export class BatonModelError extends BatonConfigError {
+  override readonly name = 'BatonModelError';
+  /** The model id the call named, when it named one. */
+  readonly model: string | undefined;
+  constructor(model: string | undefined, provider?: string) {
+    super(
+      model
+        ? `[baton] [budget] model '${model}'${provider ? ` (provider ${provider})` : ''} is not in the catalog: pass contextWindow (tokens) to createBaton, or add it with the catalog option, e.g. createBaton({ catalog: { '${model}': { contextWindow: 128000, encoding: 'o200k_base' } } })`
+        : "[baton] [budget] no context window for this call: the call names no model Baton can read; pass contextWindow (tokens) or model to createBaton, e.g. createBaton({ model: 'gpt-4o' })",
+      ['contextWindow'],
+    );
+    this.model = model;
+  }
+}
+
+/**
  * Thrown (as the rejection of `Session.prepare`) when the input is not the shape Baton's types
  * describe: an entry whose `parts` is `null`, a text part whose text is a number, a tool call
  * without an id. Refused before any work, so the session is as it was and the next call with a

@@ -42,6 +42,23 @@ export type BatonEventBody =
   | { type: 'ledger-conflict'; expectedVersion: number; currentVersion: number }
   | { type: 'budget-exceeded'; tokens: number; budget: number; reason: string }
   /**
+   * Once per session: the output limit the request would carry (`requested`: the provider
+   * package's default when the host sets none, e.g. 64,000 from `@ai-sdk/anthropic`, or any limit
+   * above an explicit `reserveOutput`) cannot fit: a default that leaves the prompt less than
+   * half the window. `applied`: the request's limit was lowered to `reserved` (the AI SDK
+   * middleware and Mastra do); else `reason` says why the host could not, and `reserved` is what
+   * Baton keeps free.
+   */
+  | {
+      type: 'output-limit-capped';
+      model?: string;
+      requested: number;
+      reserved: number;
+      contextWindow: number;
+      applied: boolean;
+      reason?: string;
+    }
+  /**
    * The backstop's ladder freed less than `minCompactionGain` of the budget: its decisions
    * were dropped (the prompt and its cache stay as they were) and `floor` is what it reached.
    */

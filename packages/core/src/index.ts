@@ -1,6 +1,6 @@
 export { BatonToolError, type NeutralTool } from './agent-tools.ts';
 export type { ArchiveApi } from './archive.ts';
-export { type Baton, createBaton } from './baton.ts';
+export { type Baton, createBaton, type WindowedSettings, type WindowGiven } from './baton.ts';
 export {
   ANTHROPIC_LOOKBACK_BLOCKS,
   ANTHROPIC_MAX_BREAKPOINTS,
@@ -10,6 +10,7 @@ export {
   type HostBreakpoint,
   stablePrefixEnd,
 } from './cache-breakpoints.ts';
+export { type CallBudget, resolveCallBudget } from './call-budget.ts';
 export { checkedStore, hasLoneSurrogate } from './checked-store.ts';
 export type { Checkpoint } from './checkpoint.ts';
 export {
@@ -22,7 +23,7 @@ export {
   promptBlocks,
   tokenPricing,
 } from './cost-meter.ts';
-export { BatonConfigError, BatonInputError, BatonSessionError } from './errors.ts';
+export { BatonConfigError, BatonInputError, BatonModelError, BatonSessionError } from './errors.ts';
 export type { BatonEvent, BatonEventBody, BatonEventType, NoticeFacts } from './events.ts';
 export type { Decision, FoldDecision, Ledger, ReplaceDecision } from './ledger.ts';
 export { lookupModel, MODEL_CATALOG, type ModelInfo, type ModelPricing } from './model-catalog.ts';
@@ -30,11 +31,20 @@ export type { NotesApi } from './notes.ts';
 export { type NoteSection, type NotesBackend, type NotesDocument, storeNotes } from './notes-backend.ts';
 export { UNFIT_STEP_PREFIX } from './notices.ts';
 export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat } from './openai-chat.ts';
-export type { BatonOptions, ResolvedOptions } from './options.ts';
+export type { BatonOptions, BatonSettings, ResolvedOptions } from './options.ts';
 export { detectContextOverflow, type OverflowReport } from './overflow.ts';
-export type { Notice, Outcome, Prepared, PreparedToSend, PreparedUnfit, PrepareInput } from './prepared.ts';
+export type {
+  CallOutput,
+  Notice,
+  Outcome,
+  Prepared,
+  PreparedToSend,
+  PreparedUnfit,
+  PrepareInput,
+} from './prepared.ts';
 export { promptCacheKey } from './prompt-cache-key.ts';
 export { isProviderCompaction, providerCompactionOf } from './provider-context.ts';
+export { providerOutputDefault } from './provider-output-defaults.ts';
 export type { RecallInput, RecallResult } from './recall.ts';
 export {
   type ProbeAnswer,

@@ -41,7 +41,8 @@ export class Notes implements NotesApi {
   constructor(
     private readonly backend: NotesBackend,
     private readonly sessionId: string,
-    private readonly cap: number,
+    /** Tokens the rendered notes may take, as of now (the latest call's window sets it). */
+    private readonly capNow: () => number,
     private readonly countText: (text: string) => number,
     private readonly random: () => number = Math.random,
   ) {}
@@ -78,7 +79,7 @@ export class Notes implements NotesApi {
   }
 
   async usage(): Promise<{ tokens: number; cap: number }> {
-    return { tokens: this.countText(renderNotes(await this.sections())), cap: this.cap };
+    return { tokens: this.countText(renderNotes(await this.sections())), cap: this.capNow() };
   }
 
   private async update(
@@ -102,10 +103,11 @@ export class Notes implements NotesApi {
             ? sections.map((s) => (s.name === name ? { name, text } : s))
             : [...sections, { name, text }];
       const tokens = this.countText(renderNotes(next));
-      if (tokens > this.cap) {
+      const cap = this.capNow();
+      if (tokens > cap) {
         const now = this.countText(renderNotes(sections));
         throw new NotesError(
-          `notes are capped at ${this.cap} tokens; they take ${now} now and this write would make them ${tokens}. Shorten or remove a section first (write it with empty text to remove it).`,
+          `notes are capped at ${cap} tokens; they take ${now} now and this write would make them ${tokens}. Shorten or remove a section first (write it with empty text to remove it).`,
         );
       }
       const put = await this.backend.write(this.sessionId, next, version);

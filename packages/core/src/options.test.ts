@@ -45,8 +45,9 @@ describe('createBaton options', () => {
     expect(fails({ model: 'gpt-4o', warnAt: 0.85 })).toMatch(/warnAt: must be at or below compactAt/);
   });
 
-  it('requires a window: from the catalog or given', () => {
-    expect(fails({})).toMatch(/contextWindow: required/);
+  it('takes the window from the catalog or as given, or leaves it to each call', () => {
+    // No model, no window: each call's model gives it (call-budget.test.ts).
+    expect(createBaton({}).options.contextWindow).toBeUndefined();
     expect(fails({ model: 'my-local-llm' })).toMatch(/model 'my-local-llm' is not in the catalog/);
     expect(createBaton({ model: 'my-local-llm', contextWindow: 32_768 }).options.contextWindow).toBe(32_768);
     expect(

@@ -2,9 +2,9 @@ import { z } from 'zod/v4';
 import { boundedNotes, boundedStore } from './bounded-store.ts';
 import { BatonConfigError } from './errors.ts';
 import type { BatonEvent } from './events.ts';
-import { lookupModel, type ModelInfo, type ModelPricing } from './model-catalog.ts';
+import type { ModelInfo } from './model-catalog.ts';
 import { type NotesBackend, storeNotes } from './notes-backend.ts';
-import { type ResolvedSelfCompact, resolveSelfCompact, selfCompactSchema } from './self-compaction.ts';
+import { selfCompactSchema } from './self-compaction.ts';
 import type { Stage } from './stage.ts';
 import type { Store } from './store.ts';
 import { memoryStore } from './stores/memory-store.ts';
@@ -12,6 +12,7 @@ import type { Summarizer } from './summarizer.ts';
 import { extractiveSummarizer } from './summarizers/extractive.ts';
 import { checkedTokenizer, type EncodingName, gptTokenizer, type Tokenizer } from './tokenizer.ts';
 import type { Entry } from './transcript.ts';
+import { defaultReserve, type GivenWindow, modelInfo, type WindowOptions, windowFields } from './window.ts';
 
 const ratio = (field: string) =>
   z
@@ -151,29 +152,37 @@ const optionsSchema = z
   })
   .strict();
 
-/** Options of `createBaton`. Every field is optional but a window: `model` (from the catalog) or `contextWindow`. */
+/**
+ * Options of `createBaton`. Every field is optional. The window comes from `contextWindow`, else
+ * from `model` (the catalog), else from the model each call goes to (adapters read it from the
+ * call), so a user names the model once.
+ */
 export type BatonOptions = z.input<typeof optionsSchema>;
 
-/** Options after validation and defaults. */
+/** What depends on the window: resolved per call when the model comes from the call. */
+type WindowField = keyof WindowOptions;
+
+/** Options after validation and defaults, for one call's window (what the engine runs with). */
 export interface ResolvedOptions
   extends Omit<
-    z.output<typeof optionsSchema>,
-    | 'tokenizer'
-    | 'store'
-    | 'summarizer'
-    | 'catalog'
-    | 'contextWindow'
-    | 'reserveOutput'
-    | 'maxSummaryTokens'
-    | 'notesCap'
-    | 'warnAt'
-    | 'targetAt'
-    | 'truncateAt'
-    | 'selfCompact'
-    | 'now'
-    | 'random'
-    | 'notes'
-  > {
+      z.output<typeof optionsSchema>,
+      | 'tokenizer'
+      | 'store'
+      | 'summarizer'
+      | 'catalog'
+      | 'contextWindow'
+      | 'reserveOutput'
+      | 'maxSummaryTokens'
+      | 'notesCap'
+      | 'warnAt'
+      | 'targetAt'
+      | 'truncateAt'
+      | 'selfCompact'
+      | 'now'
+      | 'random'
+      | 'notes'
+    >,
+    WindowOptions {
   notes: NotesBackend;
   now: () => number;
   random: () => number;
@@ -185,21 +194,22 @@ export interface ResolvedOptions
   targetAt: number;
   /** Default 0.9 (or compactAt when that is higher). */
   truncateAt: number;
-  maxSummaryTokens: number;
-  /** Tokens the rendered notes may take. Default 10% of the input budget. */
-  notesCap: number;
-  contextWindow: number;
-  /** The model's prices, when `model` names a priced catalog entry (what `costMeter` bills with). */
-  pricing?: ModelPricing | undefined;
-  reserveOutput: number;
-  /** contextWindow - reserveOutput: what the prompt may use. */
-  inputBudget: number;
+  /** The output limit this call's request must carry: set where Baton lowered a provider default that cannot fit. */
+  outputCap?: number | undefined;
   tokenizer: Tokenizer;
   store: Store;
   summarizer: Summarizer;
-  /** Present when self-compaction probes are on. */
-  selfCompact?: ResolvedSelfCompact | undefined;
 }
+
+/**
+ * The options `createBaton` resolved: the window fields are present when `contextWindow` or
+ * `model` gave a window; with the model taken from each call, they are resolved per call.
+ */
+export type BatonSettings = Omit<ResolvedOptions, WindowField> &
+  Partial<Pick<ResolvedOptions, WindowField>> & {
+    /** What the caller gave, for the per-call resolution (call-budget.ts). */
+    readonly given: GivenWindow;
+  };
 
 function formatIssues(error: z.ZodError): BatonConfigError {
   const fields: string[] = [];
@@ -218,10 +228,10 @@ function formatIssues(error: z.ZodError): BatonConfigError {
 }
 
 /**
- * Validates options, applies defaults, resolves the window from the catalog and the tokenizer.
- * Throws `BatonConfigError` naming every bad field.
+ * Validates options, applies defaults, resolves the window (when `contextWindow` or `model` gives
+ * one) and the tokenizer. Throws `BatonConfigError` naming every bad field.
  */
-export function resolveOptions(options: BatonOptions): ResolvedOptions {
+export function resolveOptions(options: BatonOptions): BatonSettings {
   if (typeof options !== 'object' || options === null) {
     throw new BatonConfigError('[baton] [options] expected an options object, e.g. { model: "gpt-4o" }');
   }
@@ -246,25 +256,26 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
   if (!(o.warnAt <= o.compactAt))
     fail('warnAt', `must be at or below compactAt (${o.compactAt}), received ${o.warnAt}`);
 
-  // The user's entries first: `claude-sonnet-4` there overrides every dated id of the family.
-  const info = o.model
-    ? ((o.catalog ? lookupModel(o.model, o.catalog as Record<string, ModelInfo>) : undefined) ??
-      lookupModel(o.model))
-    : undefined;
-  const contextWindow = o.contextWindow ?? info?.contextWindow;
-  if (contextWindow === undefined) {
+  const info = o.model ? modelInfo(o.model, o.catalog as Record<string, ModelInfo> | undefined) : undefined;
+  if (o.model && !info && o.contextWindow === undefined)
     fail(
       'contextWindow',
-      o.model
-        ? `required: model '${o.model}' is not in the catalog (pass contextWindow, or add it with the catalog option)`
-        : 'required: pass contextWindow (tokens) or a model from the catalog, e.g. { model: "gpt-4o" }',
+      `required: model '${o.model}' is not in the catalog (pass contextWindow, or add it with the catalog option)`,
     );
-  }
-  const window = contextWindow as number;
+  const window = o.contextWindow ?? info?.contextWindow;
   const reserveOutput =
-    o.reserveOutput ?? Math.min(info?.maxOutput ?? 16_384, 16_384, Math.floor(window * 0.2));
-  if (reserveOutput >= window)
+    window === undefined ? undefined : (o.reserveOutput ?? defaultReserve(window, info?.maxOutput));
+  if (window !== undefined && reserveOutput !== undefined && reserveOutput >= window)
     fail('reserveOutput', `must be below the context window (${window}), received ${reserveOutput}`);
+  const given: GivenWindow = {
+    model: o.model,
+    contextWindow: o.contextWindow,
+    reserveOutput: o.reserveOutput,
+    notesCap: o.notesCap,
+    maxSummaryTokens: o.maxSummaryTokens,
+    selfCompact: o.selfCompact,
+    catalog: o.catalog as Record<string, ModelInfo> | undefined,
+  };
 
   // A store that never answers must not hang prepare; the in-memory one is ours and cannot.
   const store = o.store ? boundedStore(o.store, o.storeTimeoutMs) : memoryStore();
@@ -272,23 +283,24 @@ export function resolveOptions(options: BatonOptions): ResolvedOptions {
   if (typeof o.tokenizer === 'object') tokenizer = checkedTokenizer(o.tokenizer);
   else tokenizer = gptTokenizer((o.tokenizer ?? info?.encoding ?? 'o200k_base') as EncodingName);
 
+  const {
+    contextWindow: _w,
+    reserveOutput: _r,
+    notesCap: _n,
+    maxSummaryTokens: _m,
+    selfCompact: _s,
+    ...rest
+  } = o;
   return {
-    ...o,
-    contextWindow: window,
-    ...(info?.pricing ? { pricing: info.pricing } : {}),
-    reserveOutput,
-    inputBudget: window - reserveOutput,
-    notesCap: o.notesCap ?? Math.max(64, Math.floor((window - reserveOutput) * 0.1)),
-    // The summary stands for everything evicted and stays in the cached prefix; a compaction
-    // frees at least compactAt - targetAt (30%) of the budget, so 12% of it (at most 4,000)
-    // still leaves a compaction well worth its cache write.
-    maxSummaryTokens:
-      o.maxSummaryTokens ?? Math.max(64, Math.min(4_000, Math.floor((window - reserveOutput) * 0.15))),
+    ...rest,
+    given,
+    ...(window !== undefined && reserveOutput !== undefined
+      ? windowFields(given, window, reserveOutput, info?.pricing)
+      : {}),
     tokenizer,
     store,
     notes: o.notes ? boundedNotes(o.notes, o.storeTimeoutMs) : storeNotes(store),
     summarizer: o.summarizer ?? extractiveSummarizer(),
-    selfCompact: o.selfCompact ? resolveSelfCompact(o.selfCompact, window - reserveOutput) : undefined,
     now: o.now ?? Date.now,
     random: o.random ?? Math.random,
     refRandom: o.random,

@@ -3,7 +3,24 @@ import type { HostModel } from './self-compaction.ts';
 import type { ToolSchema } from './token-counter.ts';
 import type { Entry } from './transcript.ts';
 
-export interface PrepareInput {
+/** What a call tells about its model and its output limit (adapters read it from the call they wrap). */
+export interface CallOutput {
+  /** The model id the request goes to. */
+  modelId?: string | undefined;
+  /** The provider id as the host reports it (AI SDK `model.provider`). */
+  provider?: string | undefined;
+  /** The output limit the call sets; absent when the host leaves it to the provider package. */
+  maxOutputTokens?: number | undefined;
+  /** Why the adapter cannot lower this request's output limit; absent when it can. */
+  cannotCapOutput?: string | undefined;
+}
+
+/**
+ * One model call, as the adapter translates it. `modelId`, `provider`, `maxOutputTokens` and
+ * `cannotCapOutput` (from `CallOutput`) give the call's window, prices and output reservation
+ * (see `resolveCallBudget`).
+ */
+export interface PrepareInput extends CallOutput {
   /** The host's full history, converted (`fromOpenAIChat` or an adapter). */
   entries: readonly Entry[];
   /** System prompt sent with the request (counted; the notes block is appended to it). */
@@ -68,6 +85,12 @@ interface PreparedBase {
   notices: Notice[];
   tokens: { before: number; after: number; budget: number };
   events: BatonEvent[];
+  /**
+   * The output limit to send with this request, set only where Baton lowered the provider
+   * package's default because it cannot fit the window beside the prompt (adapters put it in
+   * the request: AI SDK `maxOutputTokens`).
+   */
+  maxOutputTokens?: number;
 }
 
 /** A projection to send: within budget, compacted or not. */

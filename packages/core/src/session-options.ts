@@ -1,11 +1,11 @@
-import type { ResolvedOptions } from './options.ts';
+import type { BatonSettings } from './options.ts';
 import type { Session } from './session.ts';
 
 /** The options of the `createBaton` each session came from (adapters resolve sessions, not Batons). */
-const optionsOf = new WeakMap<Session, ResolvedOptions>();
+const optionsOf = new WeakMap<Session, BatonSettings>();
 
 /** Records which options a session runs under (`createBaton` does, for every session it makes). */
-export function registerSessionOptions(session: Session, options: ResolvedOptions): Session {
+export function registerSessionOptions(session: Session, options: BatonSettings): Session {
   optionsOf.set(session, options);
   return session;
 }

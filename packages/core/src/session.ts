@@ -2,9 +2,10 @@ import { createAgentTools, type NeutralTool } from './agent-tools.ts';
 import { type ArchiveApi, archiveApi } from './archive.ts';
 import { PromptMeasure } from './budget.ts';
 import { SessionCalibration } from './calibration.ts';
+import { SessionBudget } from './call-budget.ts';
 import { type Checkpoint, checkpointSession, readCheckpoint, unfitReason } from './checkpoint.ts';
 import { backstopReached, minGain, nextWarning, planCompaction } from './controller.ts';
-import type { Engine } from './engine.ts';
+import type { BaseEngine } from './engine.ts';
 import { checkPrepareInput } from './entry-check.ts';
 import { describeError } from './errors.ts';
 import type { BatonEvent, BatonEventBody } from './events.ts';
@@ -51,7 +52,8 @@ export class Session {
   readonly notes: NotesApi;
   /** The agent tools (notes, compact, recall) in neutral form; adapters expose them in host idiom. */
   readonly tools: NeutralTool[];
-  private readonly engine: Engine;
+  private readonly base: BaseEngine;
+  private readonly budget: SessionBudget; // each call's options, for the model it goes to
   private readonly record: SessionRecord;
   private readonly notesStore: Notes;
   private readonly counts: PersistedCounts;
@@ -60,18 +62,20 @@ export class Session {
   private lastRawTotal = 0;
   private lastTokens = 0;
 
-  constructor(id: string, engine: Engine) {
+  constructor(id: string, base: BaseEngine) {
     this.id = id;
-    this.engine = engine;
-    const { options, counter } = engine;
+    this.base = base;
+    this.budget = new SessionBudget(base);
+    const { options, counter } = base;
     this.record = new SessionRecord(id, options.store, options.now);
     this.archive = archiveApi(options.store, id);
     this.counts = new PersistedCounts(options.store, id, counter);
-    this.calibration = new SessionCalibration(counter, engine.calibrationSeed);
+    this.calibration = new SessionCalibration(counter, base.calibrationSeed);
+    const cap = () => this.budget.notesCap();
     this.notesStore = new Notes(
       options.notes,
       id,
-      options.notesCap,
+      cap,
       (text) => this.calibration.counter.text(text),
       options.random,
     );
@@ -81,8 +85,8 @@ export class Session {
       archive: this.archive,
       requestCompaction: (instruction) => this.requestCompactionDurably(instruction),
       noteWritten: (before, after) => this.recordNoteWritten(before, after),
-      budgetNow: () => ({ tokens: this.lastTokens, target: options.targetAt * options.inputBudget }),
-      recallLimit: Math.max(2_000, Math.floor(options.inputBudget * 0.1 * 3)),
+      budgetNow: () => ({ tokens: this.lastTokens, target: this.budget.target() }),
+      recallLimit: () => this.budget.recallLimit(),
     });
   }
 
@@ -137,13 +141,13 @@ export class Session {
       const reason = `the provider rejected the request as too long twice in a row (${report.message})`;
       const tokens = report.tokens ?? this.lastTokens;
       const checkpointRef = await checkpointSession(
-        this.engine,
+        this.budget.engine,
         record,
         this.notesStore,
         { reason, tokens },
         quiet,
       );
-      record.state.unfit = { reason, checkpointRef, tokens, budget: this.engine.options.inputBudget };
+      record.state.unfit = { reason, checkpointRef, tokens, budget: this.budget.engine.options.inputBudget };
       record.state.overflowStreak = 0;
       await record.persistState(quiet);
       return 'unfit';
@@ -177,13 +181,13 @@ export class Session {
 
   /** Reads a checkpoint written by an `unfit` outcome. */
   readCheckpoint(ref: string): Promise<Checkpoint | undefined> {
-    return readCheckpoint(this.engine.options.store, this.id, ref);
+    return readCheckpoint(this.base.options.store, this.id, ref);
   }
 
   /** Hands an event to the host's listener; a listener's failure is the listener's, the call goes on. */
   private notify(event: BatonEvent): void {
     try {
-      this.engine.options.onEvent?.(event);
+      this.base.options.onEvent?.(event);
     } catch {
       // Swallowed on purpose: events are reports, never control flow.
     }
@@ -194,17 +198,19 @@ export class Session {
     // Malformed host input is refused before the session loads or writes anything.
     checkPrepareInput(input);
     const { record } = this;
-    const { options } = this.engine;
     const events: BatonEvent[] = [];
     const emit = (body: BatonEventBody) => {
       const event = { ...body, sessionId: this.id };
       events.push(event);
       this.notify(event);
     };
-    await Promise.all([record.load(emit), this.counts.load(emit), this.engine.calibrationSeed.load(emit)]);
+    // The window, reserve and prices of the model this call goes to (call-budget.ts).
+    const callEngine = this.budget.forCall(input, emit);
+    const { options } = callEngine;
+    await Promise.all([record.load(emit), this.counts.load(emit), this.base.calibrationSeed.load(emit)]);
     // This session's calibration for this model; probes, summaries and checkpoints count with it too.
     const counter = this.calibration.counterFor(record, input.modelId ?? options.model);
-    const engine = { ...this.engine, counter };
+    const engine = { ...callEngine, counter };
     if (input.providerCompaction && !this.toldProviderCompaction) {
       this.toldProviderCompaction = true;
       emit({ type: 'provider-compaction-configured', setting: input.providerCompaction });
@@ -402,6 +408,7 @@ export class Session {
         message,
       };
     }
+    if (options.outputCap !== undefined) prepared.maxOutputTokens = options.outputCap;
     await record.persistState(emit);
     await Promise.all([this.counts.save(projection, emit), engine.calibrationSeed.save(emit)]);
     this.lastRawTotal = raw;
@@ -419,7 +426,7 @@ export class Session {
     overhead: number,
     pinPolicy: PinPolicy,
   ): (Notice & { holders: FloorHolders }) | undefined {
-    const { options } = this.engine;
+    const { options } = this.budget.engine;
     const { counter } = this.calibration;
     if (result.tokens <= target || this.record.state.floor?.told) return undefined;
     const holders = floorHolders(result.entries, overhead, (entry) => counter.count(entry), pinPolicy);

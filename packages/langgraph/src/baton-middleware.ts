@@ -4,6 +4,7 @@ import { AIMessage, type BaseMessage, RemoveMessage } from '@langchain/core/mess
 import { type BaseStore, Command, REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createMiddleware } from 'langchain';
 import { createBatonTools } from './agent-tools.ts';
+import { callOutputOf } from './call-model.ts';
 import { type ChatModelLike, hostModelFor } from './host-model.ts';
 import { fromEntries, toEntries, trailerMessages } from './message-conversion.ts';
 import { withCacheHints } from './prompt-cache.ts';
@@ -83,8 +84,9 @@ export function batonMiddleware(options: BatonMiddlewareOptions) {
       entries: toEntries(messages),
       system: request.systemPrompt,
       tools: toolSchemasOf(request.tools),
-      // The agent's own chat model answers probes and writes continuation summaries.
-      ...(request.model ? { model: hostModelFor(request.model) } : {}),
+      // The agent's own chat model answers probes and writes continuation summaries; its id,
+      // provider and max_tokens give this call's window and output reservation.
+      ...(request.model ? { model: hostModelFor(request.model), ...callOutputOf(request.model) } : {}),
       // ChatAnthropic's own server-side compaction or context editing, when the model has it on.
       providerCompaction: providerCompactionOf({
         anthropic: {

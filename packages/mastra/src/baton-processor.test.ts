@@ -81,7 +81,7 @@ describe('BatonProcessor through a real Agent', () => {
 
       expect(text).toBe('done');
       expect(calls).toHaveLength(120);
-      const budget = baton.core.options.inputBudget;
+      const budget = baton.core.options.inputBudget!;
       for (const { prompt } of calls) {
         expect(sentTokens(prompt)).toBeLessThanOrEqual(budget);
         expect(pairingViolation(promptToEntries(prompt).filter((e) => e.role !== 'system'))).toBeUndefined();

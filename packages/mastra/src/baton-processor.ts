@@ -3,6 +3,7 @@ import {
   type Baton,
   BatonConfigError,
   type BatonOptions,
+  type CallOutput,
   createBaton,
   type Entry,
   type HostModel,
@@ -33,6 +34,7 @@ import type {
   Processor,
 } from '@mastra/core/processors';
 import { batonTools } from './agent-tools.ts';
+import { stepOutputCap, stepOutputOf } from './call-model.ts';
 import { hostModelOf } from './host-model.ts';
 import { assertMastraHost } from './host-version.ts';
 import { mastraMemoryStore } from './memory-store.ts';
@@ -87,6 +89,8 @@ interface RunState {
   workingMemoryShown?: string;
   /** When the memory thread was created: the origin of its messages' seqs. */
   epoch?: number;
+  /** This step's model and output limit, as processInputStep saw them (before Baton's cap). */
+  output?: CallOutput;
 }
 
 interface MemoryContext {
@@ -269,9 +273,13 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     // The cache rule: Mastra renders working memory once per run; it changes in the prompt only
     // where a compaction broke the cached prefix anyway (see processLLMRequest).
     if (run.workingMemoryShown !== undefined) this.showWorkingMemory(args, run.workingMemoryShown);
+    // The step's model gives the budget; a provider default that cannot fit is lowered here.
+    run.output = stepOutputOf(args.model, args.modelSettings);
+    const cap = stepOutputCap(this.core.options, run.output);
     const providerOptions = providerOptionsWithCacheKey(session, args.model, args.providerOptions);
     return {
       tools,
+      ...(cap === undefined ? {} : { modelSettings: { ...args.modelSettings, maxOutputTokens: cap } }),
       ...(providerOptions
         ? { providerOptions: providerOptions as NonNullable<ProcessInputStepResult['providerOptions']> }
         : {}),
@@ -345,6 +353,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
       ...(run.tools ? { tools: run.tools } : {}),
       // The agent's model answers probes and writes continuation summaries.
       ...(model ? { model } : {}),
+      ...run.output,
       // Working memory is in Mastra's own system message already (refreshed at compactions).
       ...(this.workingMemory ? { renderNotes: false } : {}),
       // The thread's lastMessages window, numbered by stored message: it slides past the opening request.
