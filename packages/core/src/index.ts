@@ -1,6 +1,18 @@
 export { BatonToolError, type NeutralTool } from './agent-tools.ts';
 export type { ArchiveApi } from './archive.ts';
 export { type Baton, createBaton } from './baton.ts';
+export {
+  type AutomaticCacheRules,
+  anthropicCacheRules,
+  type BreakpointCacheRules,
+  type CacheRules,
+  type CacheTtl,
+  cacheRulesFor,
+  geminiCacheRules,
+  type NoCacheRules,
+  openaiCacheRules,
+  prefixCacheRules,
+} from './cache-rules.ts';
 export { checkedStore, hasLoneSurrogate } from './checked-store.ts';
 export type { Checkpoint } from './checkpoint.ts';
 export {
@@ -12,6 +24,7 @@ export {
   type PromptBlock,
   promptBlocks,
   tokenPricing,
+  withBreakpoints,
 } from './cost-meter.ts';
 export { BatonConfigError, BatonInputError, BatonSessionError } from './errors.ts';
 export type { BatonEvent, BatonEventType } from './events.ts';
