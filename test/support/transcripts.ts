@@ -2,8 +2,16 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { OpenAIMessage } from '@baton/core';
 
-/** ../shared/corpus/transcripts beside the repository (never copied into it). */
-export const CORPUS_DIR = fileURLToPath(new URL('../../../shared/corpus/transcripts/', import.meta.url));
+/**
+ * ../shared/corpus beside the repository (never copied into it), or `BATON_CORPUS_DIR` for a
+ * checkout elsewhere (a git worktree).
+ */
+const CORPUS_ROOT = process.env.BATON_CORPUS_DIR
+  ? `${process.env.BATON_CORPUS_DIR.replace(/\/$/, '')}/`
+  : fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
+
+/** ../shared/corpus/transcripts. */
+export const CORPUS_DIR = `${CORPUS_ROOT}transcripts/`;
 
 export const corpusAvailable = existsSync(CORPUS_DIR);
 export const CORPUS_MISSING = `../shared/corpus/transcripts not found at ${CORPUS_DIR}: real-transcript tests skipped`;
@@ -26,9 +34,7 @@ export function loadCorpus(): Transcript[] {
 }
 
 /** ../shared/corpus/sessions/openai: real sessions (Claude Code, Codex, smolagents, tau2) converted to OpenAI chat. */
-export const SESSIONS_DIR = fileURLToPath(
-  new URL('../../../shared/corpus/sessions/openai/', import.meta.url),
-);
+export const SESSIONS_DIR = `${CORPUS_ROOT}sessions/openai/`;
 
 /**
  * The twelve real conversations a replay bench runs: the five transcripts, then the seven

@@ -1,5 +1,5 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { filler } from '@baton/testing';
+import { anthropicWire, filler, providerRuleViolations, type WireBody } from '@baton/testing';
 import { generateText, type ModelMessage, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { createBaton } from './index.ts';
@@ -8,51 +8,17 @@ const WINDOW = 32_000;
 const MAX_TOKENS = 4_096;
 
 /**
- * A fetch that answers as Anthropic's Messages API does: it counts a request's input at one
- * token per two characters of its messages (about twice what o200k counts on this text: a
- * model whose tokenizer Baton does not have) and refuses a request whose input and
- * `max_tokens` exceed the window with Anthropic's own wording, as a 400 `invalid_request_error`.
+ * Anthropic's Messages API as the kit stubs it, counting a request's input at one token per two
+ * characters of its system and messages (about twice what o200k counts on this text: a model
+ * whose tokenizer Baton does not have), so Baton's first estimate is refused with Anthropic's
+ * own "input length and `max_tokens` exceed context limit" 400.
  */
-function anthropicWire() {
-  const requests: Array<{ input: number; maxTokens: number; refused: boolean }> = [];
-  const fetch = async (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const body = JSON.parse(String(init?.body)) as {
-      messages: unknown[];
-      system?: unknown;
-      max_tokens: number;
-    };
-    const input = Math.ceil(JSON.stringify([body.system ?? '', body.messages]).length / 2);
-    const refused = input + body.max_tokens > WINDOW;
-    requests.push({ input, maxTokens: body.max_tokens, refused });
-    if (refused) {
-      return Response.json(
-        {
-          type: 'error',
-          error: {
-            type: 'invalid_request_error',
-            message: `input length and \`max_tokens\` exceed context limit: ${input} + ${body.max_tokens} > ${WINDOW}, decrease input length or \`max_tokens\` and try again`,
-          },
-        },
-        { status: 400 },
-      );
-    }
-    return Response.json({
-      id: `msg_${requests.length}`,
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content: [{ type: 'text', text: `answer ${requests.length}` }],
-      stop_reason: 'end_turn',
-      stop_sequence: null,
-      usage: { input_tokens: input, output_tokens: 3 },
-    });
-  };
-  return { fetch, requests };
-}
+const twoCharsPerToken = (body: WireBody) =>
+  Math.ceil(JSON.stringify([body.system ?? '', body.messages]).length / 2);
 
 describe('@ai-sdk/anthropic overflow, through its wire format', () => {
   it('a chat refused with "input length and `max_tokens` exceed context limit" answers on the retry and on every later turn', async () => {
-    const wire = anthropicWire();
+    const wire = anthropicWire({ contextWindow: WINDOW, count: twoCharsPerToken });
     const anthropic = createAnthropic({ apiKey: 'test-key', fetch: wire.fetch });
     const session = createBaton({ contextWindow: WINDOW }).session('pasted-chat');
     const model = wrapLanguageModel({
@@ -76,12 +42,13 @@ describe('@ai-sdk/anthropic overflow, through its wire format', () => {
     // The provider refused at least once (Baton's o200k count was half the provider's), and each
     // refusal was followed by a request it accepted: the retry within the same turn.
     const refusals = wire.requests.flatMap((r, i) => (r.refused ? [i] : []));
+    expect(wire.requests.flatMap((r) => providerRuleViolations('anthropic', r.body))).toEqual([]);
     expect(refusals.length).toBeGreaterThan(0);
     for (const i of refusals) expect(wire.requests[i + 1]?.refused).toBe(false);
     // After the first refusal taught the calibration, no later turn was refused again.
     expect(refusals.length).toBeLessThanOrEqual(2);
     expect(wire.requests.filter((r) => !r.refused).length).toBe(8);
     for (const r of wire.requests.filter((r) => !r.refused))
-      expect(r.input + r.maxTokens).toBeLessThanOrEqual(WINDOW);
+      expect(r.inputTokens + (r.maxOutputTokens ?? 0)).toBeLessThanOrEqual(WINDOW);
   });
 });

@@ -16,6 +16,7 @@ import {
   withTrailer,
 } from '@baton/core/internals';
 import { hostModel } from './host-model.ts';
+import { withCacheHints } from './prompt-cache.ts';
 import { unfitGenerateResult, unfitStreamResult } from './unfit-result.ts';
 
 /**
@@ -71,7 +72,7 @@ export async function projectCall(
     withSystemBlock(entriesToPrompt(prepared.entries), prepared.system),
     prepared.trailer,
   ) as LanguageModelV4Prompt;
-  return { prepared, params: { ...original, prompt } };
+  return { prepared, params: withCacheHints(session, model, prepared, { ...original, prompt }) };
 }
 
 function underPolicy<T>(

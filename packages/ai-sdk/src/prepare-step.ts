@@ -22,6 +22,7 @@ import {
 import { z } from 'zod/v4';
 import { type GuardedCall, guardedGenerate, guardedStream, projectCall, toolSchemas } from './call-guard.ts';
 import { hostModel } from './host-model.ts';
+import { withCacheHints } from './prompt-cache.ts';
 import { unfitGenerateResult, unfitStreamResult } from './unfit-result.ts';
 
 function instructionsText(instructions: Instructions | undefined): string {
@@ -130,26 +131,29 @@ export function batonPrepareStep(session: Session, options: PrepareStepOptions =
   let last: { returned: Instructions; host: Instructions | undefined } | undefined;
 
   function guard(model: LanguageModelV4, prepared: Prepared): LanguageModel {
+    // A retry re-projects the step's own call, not the one Baton's cache hints were added to.
+    const unhinted = new WeakMap<LanguageModelV4CallOptions, LanguageModelV4CallOptions>();
     const callOf = (params: LanguageModelV4CallOptions): GuardedCall => ({
       session,
       prepared,
-      retry: () => projectCall(session, params, model),
+      retry: () => projectCall(session, unhinted.get(params) ?? params, model),
     });
     return wrapLanguageModel({
       model,
       middleware: {
         specificationVersion: 'v4',
         // The step's notices go after the conversation in this call only: the SDK's history never keeps them.
-        transformParams: async ({ params }) =>
-          prepared.trailer.length === 0
-            ? params
-            : {
-                ...params,
-                prompt: withTrailer(
-                  params.prompt as HostMessage[],
-                  prepared.trailer,
-                ) as LanguageModelV4CallOptions['prompt'],
-              },
+        transformParams: async ({ params }) => {
+          const hinted = withCacheHints(session, model, prepared, {
+            ...params,
+            prompt: withTrailer(
+              params.prompt as HostMessage[],
+              prepared.trailer,
+            ) as LanguageModelV4CallOptions['prompt'],
+          });
+          unhinted.set(hinted, params);
+          return hinted;
+        },
         wrapGenerate: async function batonStepGenerate({ doGenerate, params }) {
           observed = toolSchemas(params.tools);
           return guardedGenerate(callOf(params), doGenerate, (retry) => model.doGenerate(retry));

@@ -4,6 +4,7 @@ import { BatonConfigError } from './errors.ts';
 import { LruCache } from './lru-cache.ts';
 import { type BatonOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import { Session } from './session.ts';
+import { registerSessionOptions } from './session-options.ts';
 import { stageNameOf } from './stage.ts';
 import { defaultStages } from './stages/index.ts';
 import { TokenCounter } from './token-counter.ts';
@@ -52,7 +53,7 @@ export function createBaton(options: BatonOptions): Baton {
           `[baton] [session] session id ${JSON.stringify(id)} holds a lone surrogate (no UTF-8 form, so stores cannot keep it apart from others)`,
           ['sessionId'],
         );
-      return sessions.getOrCreate(id, () => new Session(id, engine));
+      return sessions.getOrCreate(id, () => registerSessionOptions(new Session(id, engine), resolved));
     },
   };
 }

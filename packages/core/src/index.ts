@@ -2,6 +2,14 @@ export { BatonToolError, type NeutralTool } from './agent-tools.ts';
 export type { ArchiveApi } from './archive.ts';
 export { type Baton, createBaton } from './baton.ts';
 export {
+  ANTHROPIC_MAX_BREAKPOINTS,
+  type CacheBreakpoint,
+  type CacheBreakpointInput,
+  cacheBreakpoints,
+  type HostBreakpoint,
+  stablePrefixEnd,
+} from './cache-breakpoints.ts';
+export {
   type AutomaticCacheRules,
   anthropicCacheRules,
   type BreakpointCacheRules,
@@ -37,6 +45,7 @@ export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat }
 export type { BatonOptions, ResolvedOptions } from './options.ts';
 export { detectContextOverflow, type OverflowReport } from './overflow.ts';
 export type { Notice, Outcome, Prepared, PreparedToSend, PreparedUnfit, PrepareInput } from './prepared.ts';
+export { promptCacheKey } from './prompt-cache-key.ts';
 export type { RecallInput, RecallResult } from './recall.ts';
 export {
   type ProbeAnswer,

@@ -40,10 +40,19 @@ export {
   unfitOf,
 } from './overflow-recovery.ts';
 export { pairingViolation } from './projection-check.ts';
+export {
+  type CacheIdiom,
+  cacheIdiomOf,
+  type HintedCall,
+  type PromptCacheContext,
+  type PromptTool,
+  withPromptCacheHints,
+} from './prompt-cache-hints.ts';
 export { MISSING_RESULT_TEXT, storableEntries } from './repair.ts';
 export { probeAnswerSchema, probePrompt } from './rubrics.ts';
 export { seededRandom } from './seeded-random.ts';
 export { atClosedUnit } from './self-compaction.ts';
+export { promptCacheOf } from './session-options.ts';
 export { cloneJson } from './store.ts';
 export { fromJsonBackend, type JsonBackendForm, toJsonBackend } from './stores/json-backend.ts';
 export { loadSqlite } from './stores/sqlite-store.ts';

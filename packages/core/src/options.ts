@@ -141,6 +141,13 @@ const optionsSchema = z
       .optional(),
     /** SELFCOMPACT probes: off unless given. */
     selfCompact: selfCompactSchema.optional(),
+    /**
+     * Prompt-cache hints in the provider's idiom (default true): Anthropic `cache_control` and
+     * Bedrock `cachePoint` breakpoints at the end of the stable prefix and on the newest message
+     * before the notices, within the 4 per request counting the host's own; OpenAI
+     * `prompt_cache_key` = the session id. `false` sends none (the host's own are left as they are).
+     */
+    promptCache: z.boolean({ error: 'expected true or false' }).default(true),
   })
   .strict();
 

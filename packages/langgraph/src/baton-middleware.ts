@@ -6,6 +6,7 @@ import { createMiddleware } from 'langchain';
 import { createBatonTools } from './agent-tools.ts';
 import { type ChatModelLike, hostModelFor } from './host-model.ts';
 import { fromEntries, toEntries, trailerMessages } from './message-conversion.ts';
+import { withCacheHints } from './prompt-cache.ts';
 import { type LangGraphBatonOptions, type RunIdentity, sessionsFor } from './sessions.ts';
 import { type ToolLike, toolSchemasOf } from './tool-schemas.ts';
 
@@ -25,6 +26,8 @@ function unfitMessage(unfit: UnfitInfo): AIMessage {
 
 interface RequestLike {
   model?: ChatModelLike;
+  systemMessage?: unknown;
+  modelSettings?: Record<string, unknown>;
   messages: BaseMessage[];
   systemPrompt: string;
   tools: ReadonlyArray<ToolLike>;
@@ -101,12 +104,14 @@ export function batonMiddleware(options: BatonMiddlewareOptions) {
         reprepare: () => prepare(session, req),
         call: (attempt) => {
           sent = attempt;
+          // Notes in the system prompt (changed only at a compaction), notices after the
+          // conversation, the provider's cache hints before them.
+          const hinted = withCacheHints(session, req, attempt, fromEntries(attempt.entries));
           return handler({
             ...request,
-            // Notes in the system prompt (changed only at a compaction), notices after the conversation.
-            messages: [...fromEntries(attempt.entries), ...trailerMessages(attempt.trailer)],
-            systemPrompt: attempt.system,
-          });
+            ...hinted,
+            messages: [...hinted.messages, ...trailerMessages(attempt.trailer)],
+          } as typeof request);
         },
         unfit: unfitMessage,
       });

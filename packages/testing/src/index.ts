@@ -3,6 +3,33 @@ export { contextLengthError } from './context-length-error.ts';
 export { filler } from './filler.ts';
 export { describeNotesBackendConformance } from './notes-conformance.ts';
 export {
+  anthropicCount,
+  anthropicRuleViolations,
+  anthropicWire,
+  bedrockCount,
+  bedrockRuleViolations,
+  bedrockWire,
+  countText,
+  geminiCount,
+  geminiRuleViolations,
+  geminiWire,
+  openaiChatCount,
+  openaiChatRuleViolations,
+  openaiChatWire,
+  openaiResponsesCount,
+  openaiResponsesRuleViolations,
+  openaiResponsesWire,
+  type ProviderWire,
+  type ProviderWireOptions,
+  providerRuleViolations,
+  type WireBody,
+  type WireCacheUsage,
+  type WireFormat,
+  type WireRequest,
+  type WireScriptInput,
+  type WireTurn,
+} from './provider-wire/index.ts';
+export {
   describeStoreConformance,
   type StoreCapability,
   type StoreConformanceOptions,
