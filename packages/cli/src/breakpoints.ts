@@ -1,4 +1,11 @@
-import { type Entry, type PromptBlock, promptBlocks, type TokenCounter, withBreakpoints } from '@baton/core';
+import {
+  cacheBreakpoints,
+  type Entry,
+  type PromptBlock,
+  promptBlocks,
+  type TokenCounter,
+  withBreakpoints,
+} from '@baton/core';
 
 /** A prompt as an adapter sends it: system text, the projection, the trailing notices. */
 export interface SentPrompt {
@@ -9,27 +16,16 @@ export interface SentPrompt {
 
 /**
  * Block positions (into `promptBlocks` of the same prompt) where Baton places its Anthropic
- * breakpoints, as DESIGN.md states the rule: the end of the stable prefix (the system text, or
- * the host's leading system messages) and the newest conversation message before the trailing
- * notices, at most 4. A message ending in a reasoning block cannot carry one; the newest that
- * can does.
+ * breakpoints: core's `cacheBreakpoints` (the end of the stable prefix, and the newest
+ * conversation message before the trailing notices, within the 4-breakpoint cap). A replayed
+ * transcript carries no tool schemas, so a breakpoint on the tools is never placed.
  */
 export function batonBreakpointPositions(prompt: SentPrompt): number[] {
-  const offset = prompt.system ? 1 : 0;
-  let prefix = prompt.system ? 0 : -1;
-  let leading = 0;
-  while (prompt.entries[leading]?.role === 'system') leading++;
-  if (leading > 0) prefix = offset + leading - 1;
-  let newest = prompt.entries.length - 1;
-  while (newest >= leading && !markable(prompt.entries[newest]!)) newest--;
-  const positions = prefix >= 0 ? [prefix] : [];
-  if (newest >= leading) positions.push(offset + newest);
-  return positions;
-}
-
-function markable(entry: Entry): boolean {
-  const last = entry.parts.at(-1);
-  return last !== undefined && !(last.type === 'opaque' && /reasoning|thinking/.test(last.kind));
+  const system = prompt.system ?? '';
+  const offset = system ? 1 : 0;
+  return cacheBreakpoints({ entries: prompt.entries, system, tools: 0 }).flatMap((breakpoint) =>
+    breakpoint.at === 'system' ? [0] : breakpoint.at === 'entry' ? [offset + breakpoint.index] : [],
+  );
 }
 
 /**
