@@ -7,13 +7,16 @@
  *   `cache_control`, at most 4 per request; a later request reads it only at one of its own
  *   breakpoints or at a block boundary up to 20 blocks before one; nothing is cached below the
  *   model's minimum (1,024 tokens for Sonnet 4 / 4.5 / 4.6 and Opus 4 / 4.1, 4,096 for Opus 4.5 /
- *   4.6 and Haiku 4.5, 2,048 for Haiku 3 / 3.5); entries live 5 minutes (written at 1.25x base
- *   input) or 1 hour (2x), refreshed free on each hit; hits cost 0.1x. A request that marks
- *   nothing caches nothing.
- * - OpenAI, https://platform.openai.com/docs/guides/prompt-caching: automatic for prompts of
- *   1,024 tokens or more, hits in increments of 128 tokens (1,024, 1,152, ...), no fee for
- *   writing; cached input at the model's cached price (0.5x for GPT-4o and o1, 0.25x for
- *   GPT-4.1 and o3 / o4-mini, 0.1x for GPT-5); cleared after 5 to 10 minutes of inactivity.
+ *   4.6 and Haiku 4.5, 2,048 for Haiku 3 / 3.5: the docs' table as quoted in
+ *   anthropics/anthropic-sdk-python#1194, and LiteLLM's prompt-caching page of 2026-10-07);
+ *   entries live 5 minutes (written at 1.25x base input) or 1 hour (2x), refreshed free on each
+ *   hit; hits cost 0.1x. A request that marks nothing caches nothing (the top-level automatic
+ *   `cache_control` is a breakpoint on the last block: mark it so).
+ * - OpenAI, https://developers.openai.com/api/docs/guides/prompt-caching (and the Prompt Caching
+ *   201 cookbook): automatic for prompts of 1,024 tokens or more, hits in increments of 128
+ *   tokens (1,024, 1,152, ...), no fee for writing; cached input at the model's cached price
+ *   (0.5x for GPT-4o and o1, 0.25x for GPT-4.1 and o3 / o4-mini, 0.1x for GPT-5); cleared after
+ *   5 to 10 minutes of inactivity.
  * - Gemini, https://ai.google.dev/gemini-api/docs/caching (updated 2026-10-23): implicit
  *   caching on every Gemini 2.5 and newer model, no fee for writing; minimum 2,048 tokens for
  *   2.5 Flash and 2.5 Pro, 4,096 for the 3.x models; hits at the model's cached price. Its
