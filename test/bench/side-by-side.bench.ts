@@ -15,9 +15,10 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { createBaton as createAiSdkBaton } from '@baton/ai-sdk';
-import { promptText, referenceRetention } from '@baton/cli';
+import { batonBreakpointPositions, promptText, referenceRetention, withoutBreakpoints } from '@baton/cli';
 import {
   type CostMeter,
+  cacheRulesFor,
   costMeter,
   createBaton as createCoreBaton,
   createEntry,
@@ -34,8 +35,15 @@ import {
   TokenCounter,
   tiktokenTokenizer,
   tokenPricing,
+  withBreakpoints,
 } from '@baton/core';
-import { entryText, type PromptMessage, pairingViolation, promptToEntries } from '@baton/core/internals';
+import {
+  entryText,
+  NOTICES_HEADING,
+  type PromptMessage,
+  pairingViolation,
+  promptToEntries,
+} from '@baton/core/internals';
 import { batonMiddleware, toEntries as fromLangChain } from '@baton/langgraph';
 import { batonProcessor } from '@baton/mastra';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
@@ -453,29 +461,52 @@ const tiktoken = await tiktokenTokenizer('o200k_base');
 const reference = (history: readonly OpenAIMessage[]) => referenceTokens(fromOpenAIChat(history), tiktoken);
 const exact = (entries: readonly Entry[]) => entries.reduce((sum, e) => sum + counter.raw(e), 0);
 /**
- * How each variant's calls are billed, by core's cost meter (the leading messages a prompt
- * shares byte for byte with a live earlier prompt at the cached price): input-token
- * equivalents with cached reads at 0.1x (OpenAI's cached input, Anthropic's cache read), the
- * same with every uncached token written at 1.25x (Anthropic's cache write), and US dollars at
- * the registry's prices of the model the Claude Code sessions ran (with its 1,024-token minimum
- * cached prefix, output included).
+ * How each variant's calls are billed, by core's cost meter: provider-neutral input-token
+ * equivalents (any shared prefix read at 0.1x, the same with every new token written at 1.25x), and US dollars at the registry prices of the model the Claude Code sessions
+ * ran, under Anthropic's rules (cached only up to `cache_control` breakpoints, 20-block lookback,
+ * 1,024-token minimum, 5-minute writes at 1.25x, reads at 0.1x), twice: with breakpoints where
+ * Baton places them (end of the stable prefix, newest message before its notices) and with none
+ * (a host that sets none caches nothing). Claude Sonnet 4.5 has the same prices and minimum.
  */
 const USD_MODEL = 'claude-sonnet-4';
 const usdPricing = lookupModel(USD_MODEL)?.pricing;
 if (!usdPricing) throw new Error(`[bench] no registry prices for ${USD_MODEL}`);
+const usdRules = cacheRulesFor(USD_MODEL);
+if (usdRules?.kind !== 'breakpoints')
+  throw new Error(`[bench] ${USD_MODEL} is not billed by breakpoint rules`);
+/** A replay has no clock: calls are taken 5 seconds apart, well inside the 5-minute lifetime. */
+const CALL_INTERVAL_MS = 5_000;
 interface Meters {
   read: CostMeter;
   write: CostMeter;
   usd: CostMeter;
+  usdBare: CostMeter;
 }
 const newMeters = (): Meters => ({
   read: costMeter({ pricing: tokenPricing() }),
   write: costMeter({ pricing: tokenPricing({ cacheWrite: 1.25 }) }),
-  usd: costMeter({ pricing: usdPricing, minCachedTokens: 1_024 }),
+  usd: costMeter({ pricing: usdPricing, rules: usdRules }),
+  usdBare: costMeter({ pricing: usdPricing, rules: usdRules }),
 });
 const billAll = (meters: Meters, call: Parameters<CostMeter['bill']>[0]) => {
-  for (const meter of Object.values(meters)) meter.bill(call);
+  meters.read.bill(call);
+  meters.write.bill(call);
+  meters.usd.bill(call);
+  meters.usdBare.bill({ ...call, prompt: withoutBreakpoints(call.prompt) });
 };
+/**
+ * What the model received, as billed blocks with Baton's breakpoints: the stable prefix's end and
+ * the newest message before Baton's notices (the last message when it is them).
+ */
+function sentBlocks(sent: readonly Entry[]) {
+  const last = sent.at(-1)?.parts[0];
+  const notices =
+    sent.at(-1)?.role === 'user' && last?.type === 'text' && last.text.startsWith(NOTICES_HEADING);
+  return withBreakpoints(
+    promptBlocks({ entries: sent }, counter),
+    batonBreakpointPositions({ entries: notices ? sent.slice(0, -1) : sent }),
+  );
+}
 let summaryPrompts = 0;
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
@@ -494,7 +525,12 @@ interface Replayed {
   cacheAdjustedWrite: number;
   /** Cached input tokens / input tokens, model calls and summaries together. */
   cachedShare: number;
+  /** USD under Anthropic's rules, with Baton's breakpoints and with none. */
   usd: number;
+  usdNoBreakpoints: number;
+  /** Input read from the cache / input, under Anthropic's rules, with Baton's breakpoints and with none. */
+  billedShare: number;
+  billedShareNoBreakpoints: number;
   /** Calls right after a tool result whose prompt does not carry that result. */
   withoutNewestResult: number;
   /** Calls the variant ended with an error instead of a prompt. */
@@ -547,6 +583,9 @@ async function replayAll(variant: Variant): Promise<Replayed> {
     cacheAdjustedWrite: 0,
     cachedShare: 0,
     usd: 0,
+    usdNoBreakpoints: 0,
+    billedShare: 0,
+    billedShareNoBreakpoints: 0,
     withoutNewestResult: 0,
     failed: 0,
     retention: { needed: 0, inPrompt: 0, recallable: 0, farInPrompt: 0, far: 0 },
@@ -555,6 +594,7 @@ async function replayAll(variant: Variant): Promise<Replayed> {
   };
   let input = 0;
   let cached = 0;
+  const billedInput = { input: 0, cached: 0, cachedBare: 0 };
   for (const transcript of replays) {
     const archive = recordingStore();
     const conversation = variant.conversation(meter, archive);
@@ -565,8 +605,10 @@ async function replayAll(variant: Variant): Promise<Replayed> {
     const entries = fromOpenAIChat(transcript.messages);
     const retention = referenceRetention(entries);
     const notInPrompt: string[] = [];
+    let at = 0;
     for (let i = 1; i < transcript.messages.length; i++) {
       if (transcript.messages[i]!.role !== 'assistant') continue;
+      at += CALL_INTERVAL_MS;
       const history = transcript.messages.slice(0, i);
       if (variant.estimate && WINDOW === BENCH_WINDOW) {
         const truth = reference(history);
@@ -587,15 +629,13 @@ async function replayAll(variant: Variant): Promise<Replayed> {
         // The summaries this call waited for, billed as the model calls they are (uncached).
         billAll(meters, {
           prompt: [{ id: `summary-${summaryPrompts++}`, tokens: meter.inputTokens - summarized }],
+          at,
         });
       }
       r.calls++;
       const tokens = exact(sent);
       r.billed += tokens;
-      billAll(meters, {
-        prompt: promptBlocks({ entries: sent }, counter),
-        outputTokens: counter.raw(entries[i]!),
-      });
+      billAll(meters, { prompt: sentBlocks(sent), outputTokens: counter.raw(entries[i]!), at });
       if (tokens > BUDGET) r.over++;
       for (const reference of retention.record(i, promptText({ entries: sent }), {
         overBudget: tokens > BUDGET,
@@ -624,6 +664,10 @@ async function replayAll(variant: Variant): Promise<Replayed> {
     r.cacheAdjusted += meters.read.totals.cost;
     r.cacheAdjustedWrite += meters.write.totals.cost;
     r.usd += meters.usd.totals.cost;
+    r.usdNoBreakpoints += meters.usdBare.totals.cost;
+    billedInput.input += meters.usd.totals.inputTokens;
+    billedInput.cached += meters.usd.totals.cachedTokens;
+    billedInput.cachedBare += meters.usdBare.totals.cachedTokens;
     input += meters.read.totals.inputTokens;
     cached += meters.read.totals.cachedTokens;
     r.retention.needed += retention.totals.needed;
@@ -635,6 +679,8 @@ async function replayAll(variant: Variant): Promise<Replayed> {
       retention.totals.inPrompt + notInPrompt.filter((identifier) => archived.includes(identifier)).length;
   }
   r.cachedShare = cached / input;
+  r.billedShare = billedInput.cached / billedInput.input;
+  r.billedShareNoBreakpoints = billedInput.cachedBare / billedInput.input;
   return r;
 }
 
@@ -690,11 +736,11 @@ const ratioOf = (w: Replayed) => {
   return none ? `${(w.cacheAdjusted / none.cacheAdjusted).toFixed(2)}x` : 'n/a';
 };
 
-const header = `| framework | variant | per call, 1,000 msgs (median / p99) | per call, 5,000 msgs (median / p99) | token-count error vs exact BPE (mean; range) | calls over budget | calls that threw | calls with orphaned tool results | calls without the newest tool result | opening request kept | input tokens billed | cache-adjusted, 0.1x reads | vs no compaction | with 1.25x writes | cached share | USD (${USD_MODEL}) | summarizer calls (input tokens) |`;
+const header = `| framework | variant | per call, 1,000 msgs (median / p99) | per call, 5,000 msgs (median / p99) | token-count error vs exact BPE (mean; range) | calls over budget | calls that threw | calls with orphaned tool results | calls without the newest tool result | opening request kept | input tokens billed | cache-adjusted, 0.1x reads | vs no compaction | with 1.25x writes | cached share | read from cache, Anthropic rules, Baton's breakpoints | USD (${USD_MODEL}), Baton's breakpoints | USD, host sets no breakpoints | summarizer calls (input tokens) |`;
 const rows = results.map((r) => {
   const w = r.byWindow[0]!;
   const cell = (size: number) => `${ms(r.overhead[size]!.median)} / ${ms(r.overhead[size]!.p99)}`;
-  return `| ${r.variant.framework} | ${nameOf(r)} | ${cell(1_000)} | ${cell(5_000)} | ${r.error ? `${pct(r.error.mean)}; ${pct(r.error.min)} to ${pct(r.error.max)}` : 'n/a'} | ${w.over} of ${w.calls} | ${w.failed} | ${w.orphaned} | ${w.withoutNewestResult} | ${w.openingKept ? 'yes' : 'no'} | ${fmt(w.billed)} | ${fmt(w.cacheAdjusted)} | ${ratioOf(w)} | ${fmt(w.cacheAdjustedWrite)} | ${(100 * w.cachedShare).toFixed(1)}% | $${w.usd.toFixed(2)} | ${w.summarizer.calls} (${fmt(w.summarizer.inputTokens)}) |`;
+  return `| ${r.variant.framework} | ${nameOf(r)} | ${cell(1_000)} | ${cell(5_000)} | ${r.error ? `${pct(r.error.mean)}; ${pct(r.error.min)} to ${pct(r.error.max)}` : 'n/a'} | ${w.over} of ${w.calls} | ${w.failed} | ${w.orphaned} | ${w.withoutNewestResult} | ${w.openingKept ? 'yes' : 'no'} | ${fmt(w.billed)} | ${fmt(w.cacheAdjusted)} | ${ratioOf(w)} | ${fmt(w.cacheAdjustedWrite)} | ${(100 * w.cachedShare).toFixed(1)}% | ${(100 * w.billedShare).toFixed(1)}% | $${w.usd.toFixed(2)} | $${w.usdNoBreakpoints.toFixed(2)} | ${w.summarizer.calls} (${fmt(w.summarizer.inputTokens)}) |`;
 });
 const retentionHeader =
   '| framework | variant | window | calls over budget | references in the prompt | in the prompt or recallable | first seen over 50 messages back, in the prompt | cache-adjusted, 0.1x reads | vs no compaction |';
@@ -713,12 +759,12 @@ Everything else: the twelve real conversations in \`../shared/corpus\` (five tra
 Token-count error: the variant's own estimate against tiktoken o200k over what the provider tokenizes, plus 3 tokens of framing per message.
 Calls that threw: the variant ended the run instead of sending a prompt (not billed).
 Calls without the newest tool result: calls right after a tool result whose prompt does not carry it (the model cannot see what it just asked for).
-Input tokens billed: exact BPE of every prompt sent, summed. The cost columns come from core's \`costMeter\`: the leading messages a prompt shares byte for byte with a prompt the conversation sent earlier (still live: a replay has no clock) are billed at the cached price, the rest as new input. Cache-adjusted: input-token equivalents with cached reads at 0.1x (OpenAI's cached input, Anthropic's cache read) and no write premium; vs no compaction: that over the same with no context tool; with 1.25x writes: uncached input billed at Anthropic's cache-write price; USD: ${USD_MODEL}'s registry prices (input $${usdPricing.input}, cache read $${usdPricing.cacheRead}, cache write $${usdPricing.cacheWrite}, output $${usdPricing.output} per million tokens; prefixes under 1,024 tokens not cached; each call's output is the transcript's assistant message). Summaries are billed as uncached calls of the size each variant gave its summarizer (Baton's default summarizer is extractive and calls no model, so this overstates Baton's cost).
+Input tokens billed: exact BPE of every prompt sent, summed. The cost columns come from core's \`costMeter\`, calls ${CALL_INTERVAL_MS / 1000} s apart. Cache-adjusted (provider-neutral): the leading messages a prompt shares byte for byte with a live earlier prompt of the conversation at 0.1x, the rest at 1x, in input-token equivalents; vs no compaction: that over the same with no context tool; with 1.25x writes: every uncached token at 1.25x; cached share: the share of input read that way. Read from cache and USD: as Anthropic bills ${USD_MODEL} (${usdRules.description}; registry prices per million tokens: input $${usdPricing.input}, cache read $${usdPricing.cacheRead}, 5-minute cache write $${usdPricing.cacheWrite}, output $${usdPricing.output}; each call's output is the transcript's assistant message), with breakpoints where Baton places them (the end of the stable prefix and the newest message before its notices; for the other variants, as if their host placed them there) and with none (a host that sets none caches nothing on Anthropic). Summaries are billed as uncached calls of the size each variant gave its summarizer (Baton's default summarizer is extractive and calls no model, so this overstates Baton's cost).
 
 ## At ${fmt(BENCH_WINDOW)} tokens
 
 ${header}
-|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|
+|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 ${rows.join('\n')}
 
 ## Reference retention, at both windows

@@ -6,6 +6,7 @@ import {
   type ProviderWireOptions,
   providerRuleViolations,
   type WireFormat,
+  type WireRequest,
 } from '@baton/testing';
 import {
   generateText,
@@ -33,6 +34,8 @@ export interface WireLoopResult {
   compactions: number;
   scripted: { answered: number; total: number };
   ms: number;
+  /** Every request the provider accepted, as the provider package sent it (for billing them). */
+  accepted: WireRequest[];
 }
 
 /**
@@ -117,6 +120,7 @@ export async function runWireLoop(options: {
       compactions: events.filter((e) => e.type === 'stage-completed').length,
       scripted: agent.progress(),
       ms: Math.round(performance.now() - started),
+      accepted,
     };
   }
 }

@@ -294,31 +294,42 @@ describe('the baton binary', () => {
     expect(result.stdout).toMatch(/\d+ (entry|entries) archived/);
   });
 
-  it('prints what each policy cost, in USD only when --model names a priced model', async () => {
+  it('prints what each policy cost, under the model provider rules, in USD only when --model names a priced model', async () => {
     const path = file('costs.json', openai);
     // policy, compactions, peak, over budget, opening lost, refs in prompt, or recallable,
-    // tokens billed, 0.1x, 1.25x, [USD,] cached (the pages name nothing the answer uses: n/a)
-    const row = (usd: boolean) =>
+    // tokens billed, 0.1x, 1.25x, cached, then the provider's: read [, read with no breakpoints]
+    // [, USD, USD with no breakpoints] (the pages name nothing the answer uses: n/a)
+    const row = (anthropic: boolean) =>
       new RegExp(
-        `^no compaction(?:\\s+[\\d,]+){4}\\s+n/a\\s+n/a\\s+[\\d,]+\\s+([\\d,]+)\\s+([\\d,]+)${usd ? '\\s+\\$([\\d.]+)' : ''}\\s+([\\d.]+)%$`,
+        `^no compaction(?:\\s+[\\d,]+){4}\\s+n/a\\s+n/a\\s+[\\d,]+\\s+([\\d,]+)\\s+([\\d,]+)\\s+([\\d.]+)%\\s+([\\d.]+)%${anthropic ? '\\s+([\\d.]+)%\\s+\\$([\\d.]+)\\s+\\$([\\d.]+)' : ''}$`,
         'm',
       );
     const priced = await baton('replay', path, '--window', '8k', '--model', 'claude-sonnet-4');
     expect(priced.code).toBe(0);
-    expect(priced.stdout).toMatch(/^policy .* cost 0\.1x read\s+1\.25x write\s+USD\s+cached$/m);
-    const [, read, write, usd, cached] = row(true).exec(priced.stdout) ?? [];
+    expect(priced.stdout).toMatch(
+      /^policy .* cost 0\.1x read\s+1\.25x write\s+cached\s+read from cache\s+read, no breakpoints\s+USD\s+USD, no breakpoints$/m,
+    );
+    const [, read, write, cached, billed, bare, usd, usdBare] = row(true).exec(priced.stdout) ?? [];
     const tokens = (s: string | undefined) => Number(s?.replaceAll(',', ''));
-    // Every call but the first reads the whole previous history from the cache.
+    // Provider-neutral: every call but the first reads the whole previous history from the cache.
     expect(Number(cached)).toBeGreaterThan(90);
     expect(tokens(write)).toBeGreaterThan(tokens(read));
+    // Anthropic: read only up to breakpoints; with none, nothing is cached and it costs more.
+    expect(Number(billed)).toBeGreaterThan(50);
+    expect(Number(bare)).toBe(0);
     expect(Number(usd)).toBeGreaterThan(0);
+    expect(Number(usdBare)).toBeGreaterThan(Number(usd));
+    expect(priced.stdout).toContain(
+      'Billed by: Anthropic prompt caching: read and written only at cache_control breakpoints',
+    );
     expect(priced.stdout).toContain(
       'USD: claude-sonnet-4 at its registry prices per million tokens: input $3,',
     );
 
     const unpriced = await baton('replay', path, '--window', '8k');
-    expect(unpriced.stdout).not.toMatch(/USD\s+cached$/m);
+    expect(unpriced.stdout).not.toMatch(/^policy .*USD/m);
     expect(unpriced.stdout).toMatch(row(false));
+    expect(unpriced.stdout).toContain('Billed by: no model named: any shared prefix from 1,024 tokens');
     expect(unpriced.stdout).toContain('USD: not shown: no --model names a priced model.');
   });
 

@@ -1,4 +1,10 @@
-export type { PolicyCosts, PolicyKey } from './billing.ts';
+export { billingRules, type PolicyCosts, type PolicyKey } from './billing.ts';
+export {
+  batonBreakpointPositions,
+  batonPromptBlocks,
+  type SentPrompt,
+  withoutBreakpoints,
+} from './breakpoints.ts';
 export {
   FORMATS,
   type FormatName,

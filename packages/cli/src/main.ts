@@ -28,7 +28,7 @@ export const USAGE = `baton: what Baton would have done to your agent's transcri
 
   <file>: ${Object.values(FORMATS).join('; ')}.
   --window        context window in tokens (128k, 1m or a number); default: the model's, else 128k
-  --model         window, tokenizer and prices (the USD column) from the model registry
+  --model         window, tokenizer, prices and its provider's caching rules (the bill) from the model registry
   --self-compact  probes with a rubric (${Object.keys(RUBRICS).join(', ')}); offline, answered by a heuristic
   --store         memory (default) or sqlite:<path>
   --interval      steps between compactions of the fixed-interval baseline (default 10)

@@ -57,17 +57,43 @@ describe('replay costs', () => {
     expect(none.cacheAdjusted).toBeCloseTo(c1 + c2 + c3, 6);
     expect(none.cacheAdjustedWrite).toBeCloseTo(1.25 * p1 + 1.25 * p2 + 0.1 * p2 + 1.25 * (p3 - p2), 6);
     expect(none.cachedShare).toBeCloseTo(p2 / (p1 + p2 + p3), 9);
-    // Claude Sonnet 4: $3 input, $15 output, $0.30 cache read, $3.75 cache write per million.
-    const written = p1 + p2 + (p3 - p2);
+    // Claude Sonnet 4: $3 input, $15 output, $0.30 cache read, $3.75 cache write per million, by
+    // Anthropic's rules with breakpoints on the system message and the newest message: call 1
+    // (under 1,024 tokens) caches nothing and pays the input price; call 2 writes its prompt at
+    // its newest message; call 3 reads that (2 blocks back) and writes the rest.
     const output = reply.reduce((a, b) => a + b, 0);
+    expect(result.rules).toMatchObject({ kind: 'breakpoints', provider: 'anthropic' });
     expect(result.pricing).toMatchObject({ input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 });
-    expect(none.usd).toBeCloseTo((written * 3.75 + p2 * 0.3 + output * 15) / 1e6, 12);
+    expect(none.usd).toBeCloseTo((p1 * 3 + p2 * 3.75 + p2 * 0.3 + (p3 - p2) * 3.75 + output * 15) / 1e6, 12);
+    expect(none.billedCachedShare).toBeCloseTo(p2 / (p1 + p2 + p3), 9);
+    expect(result.steps.map((s) => s.billed.none)).toEqual([
+      { inputTokens: p1, cachedTokens: 0 },
+      { inputTokens: p2, cachedTokens: 0 },
+      { inputTokens: p3, cachedTokens: p2 },
+    ]);
+    // A host that sets no breakpoints: Anthropic caches nothing, every input token at $3.
+    expect(none.usdNoBreakpoints).toBeCloseTo(((p1 + p2 + p3) * 3 + output * 15) / 1e6, 12);
+    expect(none.billedCachedShareNoBreakpoints).toBe(0);
     // Nothing to compact in a 200k window: Baton sends exactly the history.
     expect(policy(result, 'baton')).toMatchObject({
       cacheAdjusted: none.cacheAdjusted,
       usd: none.usd,
+      usdNoBreakpoints: none.usdNoBreakpoints,
       cachedShare: none.cachedShare,
     });
+  });
+
+  it('bills an OpenAI model by its automatic caching: the same with breakpoints or without', async () => {
+    const result = await replay(entries, { model: 'gpt-4o', pinned: [], interval: 10 });
+    const none = policy(result, 'none');
+    expect(result.rules).toMatchObject({ kind: 'automatic', provider: 'openai' });
+    // Call 3 reads call 2's prompt from 1,024 tokens in 128-token steps; no write fee.
+    const cached = 1_024 + Math.floor((p2 - 1_024) / 128) * 128;
+    expect(result.steps.map((s) => s.billed.none.cachedTokens)).toEqual([0, 0, cached]);
+    const output = reply.reduce((a, b) => a + b, 0);
+    // GPT-4o: $2.50 input, $1.25 cached input, $10 output per million.
+    expect(none.usd).toBeCloseTo(((p1 + p2 + p3 - cached) * 2.5 + cached * 1.25 + output * 10) / 1e6, 12);
+    expect(none.usdNoBreakpoints).toBe(none.usd);
   });
 
   it('gives USD only for a model with prices', async () => {

@@ -1,5 +1,5 @@
 import { fmt } from './chart.ts';
-import { percent, usd } from './cost-report.ts';
+import { billedColumns, percent } from './cost-report.ts';
 import type { Io } from './main.ts';
 import type { ReplayResult, StepRecord } from './replay.ts';
 import { describeEvent } from './report.ts';
@@ -30,7 +30,7 @@ export function progress(io: Io) {
 
 /** The summary per policy, as text columns: what happened to the context, and what it cost. */
 export function summaryTable(result: ReplayResult): string {
-  const priced = result.pricing !== undefined;
+  const billed = billedColumns(result);
   const rows = [
     [
       'policy',
@@ -43,8 +43,8 @@ export function summaryTable(result: ReplayResult): string {
       'tokens billed',
       'cost 0.1x read',
       '1.25x write',
-      ...(priced ? ['USD'] : []),
       'cached',
+      ...billed.map((c) => c.head),
     ],
     ...result.policies.map((p) => [
       p.name,
@@ -57,8 +57,8 @@ export function summaryTable(result: ReplayResult): string {
       fmt(p.billed),
       fmt(p.cacheAdjusted),
       fmt(p.cacheAdjustedWrite),
-      ...(priced ? [usd(p.usd ?? 0)] : []),
       percent(p.cachedShare),
+      ...billed.map((c) => c.cell(p)),
     ]),
   ];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] as string).length)));

@@ -1,10 +1,10 @@
 import {
   type BatonEvent,
+  type CacheRules,
   createBaton,
   type Entry,
   type ModelPricing,
   type ProbeRequest,
-  promptBlocks,
   type RubricName,
   resolveCallBudget,
   type Session,
@@ -13,12 +13,15 @@ import {
 } from '@baton/core';
 import { entryText, seededRandom } from '@baton/core/internals';
 import {
+  billingRules,
+  CALL_INTERVAL_MS,
   POLICY_KEYS,
   type PolicyBilling,
   type PolicyCosts,
   type PolicyKey,
   policyBilling,
 } from './billing.ts';
+import { batonPromptBlocks, type SentPrompt } from './breakpoints.ts';
 import { heuristicJudge, recordingJudge } from './offline-judge.ts';
 import { SCRIPTED } from './readers/session-file.ts';
 import { promptText, type RetentionTotals, referenceRetention } from './retention.ts';
@@ -52,6 +55,11 @@ export interface StepRecord {
    * reads at 0.1x); Baton's includes the probes it ran at this step.
    */
   cost: Record<PolicyKey, number>;
+  /**
+   * Input tokens this step's calls sent under each policy, and how many were read from the
+   * cache under the model's provider's rules with Baton's breakpoints (`ReplayResult.rules`).
+   */
+  billed: Record<PolicyKey, { inputTokens: number; cachedTokens: number }>;
   outcome: 'ok' | 'compacted' | 'unfit';
   events: BatonEvent[];
   notices: string[];
@@ -92,6 +100,8 @@ export interface ReplayResult {
   model?: string;
   /** The prices `usd` is billed at: the model's, from the registry; absent when it has none. */
   pricing?: ModelPricing;
+  /** The caching rules the bill follows: the model's provider's (`billingRules`). */
+  rules: Pick<CacheRules, 'kind' | 'provider' | 'description'>;
 }
 
 /**
@@ -187,11 +197,12 @@ export async function replay(
     interval: `every ${every} steps`,
     deleteOldest: 'delete oldest',
   };
+  const rules = billingRules(options.model);
   const summaries = {} as Record<PolicyKey, PolicySummary>;
   const billing = {} as Record<PolicyKey, PolicyBilling>;
   const retention = {} as Record<PolicyKey, ReturnType<typeof referenceRetention>>;
   for (const key of POLICY_KEYS) {
-    billing[key] = policyBilling(pricing);
+    billing[key] = policyBilling(pricing, rules);
     retention[key] = referenceRetention(entries);
     summaries[key] = {
       key,
@@ -220,28 +231,26 @@ export async function replay(
 
     // The reply this call produced is the transcript's, whatever the policy sent.
     const reply = counter.raw(entries[at] as Entry);
-    // A probe is a call before this step's own: the context as Baton last sent it, then the rubric.
-    let probeCost = 0;
-    for (const { request, output } of probes.slice(probed)) {
-      const prompt = promptBlocks(
-        { system: request.system, entries: request.entries, trailer: request.prompt },
-        counter,
-      );
-      probeCost += billing.baton.bill(prompt, counter.rawText(JSON.stringify(output)));
-    }
-    // Each policy's prompt as sent: system prompt, projection and trailing notices where it has them.
-    const cost: Record<PolicyKey, number> = {
-      baton:
-        probeCost +
-        (prepared.outcome === 'unfit' ? 0 : billing.baton.bill(promptBlocks(prepared, counter), reply)),
-      none: billing.none.bill(promptBlocks({ entries: history }, counter), reply),
-      interval:
-        fixedRun.outcome === 'unfit' ? 0 : billing.interval.bill(promptBlocks(fixedRun, counter), reply),
-      deleteOldest: billing.deleteOldest.bill(
-        promptBlocks({ entries: entries.slice(window.first, at) }, counter),
-        reply,
-      ),
+    // Calls a few seconds apart (a replay has no clock); a step's probes at its own time.
+    const now = index * CALL_INTERVAL_MS;
+    const cost = { baton: 0, none: 0, interval: 0, deleteOldest: 0 };
+    const billed = {} as StepRecord['billed'];
+    for (const key of POLICY_KEYS) billed[key] = { inputTokens: 0, cachedTokens: 0 };
+    const bill = (key: PolicyKey, prompt: SentPrompt, output: number) => {
+      const call = billing[key].bill(batonPromptBlocks(prompt, counter), output, now);
+      cost[key] += call.cost;
+      billed[key].inputTokens += call.billed.inputTokens;
+      billed[key].cachedTokens += call.billed.cachedTokens;
     };
+    // A probe is a call before this step's own: the context as Baton last sent it, then the rubric.
+    for (const { request, output } of probes.slice(probed))
+      bill('baton', { ...request, trailer: request.prompt }, counter.rawText(JSON.stringify(output)));
+    // Each policy's prompt as sent: system prompt, projection and trailing notices where it has
+    // them, with the breakpoints Baton places (billed with and without them).
+    if (prepared.outcome !== 'unfit') bill('baton', prepared, reply);
+    bill('none', { entries: history }, reply);
+    if (fixedRun.outcome !== 'unfit') bill('interval', fixedRun, reply);
+    bill('deleteOldest', { entries: entries.slice(window.first, at) }, reply);
 
     // What each policy's prompt held of what the agent went on to use. Recall is scored after
     // the loop, against the archives: a prompt lacks only what was archived before it was sent.
@@ -266,6 +275,7 @@ export async function replay(
       interval: fixedRun.tokens.after,
       deleteOldest: window.tokens,
       cost,
+      billed,
       outcome: prepared.outcome,
       events: events.slice(seen),
       notices: prepared.notices.map((n) => n.type),
@@ -317,5 +327,6 @@ export async function replay(
     archived,
     ...(options.model ? { model: options.model } : {}),
     ...(pricing ? { pricing } : {}),
+    rules: { kind: rules.kind, provider: rules.provider, description: rules.description },
   };
 }

@@ -92,6 +92,13 @@ describe('promptBlocks', () => {
     expect(blocks[0]!.tokens).toBe(counter.rawText('You are terse.'));
     expect(blocks[1]!.tokens).toBe(counter.raw(entries[0]!));
     expect(promptBlocks({ entries }, counter)).toHaveLength(2);
+    // Anthropic's lookback counts content blocks: a message's parts.
+    const calls = createEntry(2, 'assistant', [
+      { type: 'text', text: 'reading both' },
+      { type: 'tool-call', id: 'c1', name: 'read', input: { path: 'a' } },
+      { type: 'tool-call', id: 'c2', name: 'read', input: { path: 'b' } },
+    ]);
+    expect(promptBlocks({ entries: [calls] }, counter)[0]!.contentBlocks).toBe(3);
   });
 
   it('a new trailer leaves the cached prefix whole; a changed system prompt loses all of it', () => {

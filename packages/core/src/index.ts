@@ -10,6 +10,18 @@ export {
   type HostBreakpoint,
   stablePrefixEnd,
 } from './cache-breakpoints.ts';
+export {
+  type AutomaticCacheRules,
+  anthropicCacheRules,
+  type BreakpointCacheRules,
+  type CacheRules,
+  type CacheTtl,
+  cacheRulesFor,
+  geminiCacheRules,
+  type NoCacheRules,
+  openaiCacheRules,
+  prefixCacheRules,
+} from './cache-rules.ts';
 export { type CallBudget, resolveCallBudget } from './call-budget.ts';
 export { checkedStore, hasLoneSurrogate } from './checked-store.ts';
 export type { Checkpoint } from './checkpoint.ts';
@@ -22,6 +34,7 @@ export {
   type PromptBlock,
   promptBlocks,
   tokenPricing,
+  withBreakpoints,
 } from './cost-meter.ts';
 export { BatonConfigError, BatonInputError, BatonModelError, BatonSessionError } from './errors.ts';
 export type { BatonEvent, BatonEventBody, BatonEventType, NoticeFacts } from './events.ts';
