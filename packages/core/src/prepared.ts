@@ -5,7 +5,7 @@ import type { Entry } from './transcript.ts';
 
 /** What a call tells about its model and its output limit (adapters read it from the call they wrap). */
 export interface CallOutput {
-  /** The model id the request goes to. */
+  /** The model id the request goes to: its window, prices, output default, and the session's calibration ratio for it. */
   modelId?: string | undefined;
   /** The provider id as the host reports it (AI SDK `model.provider`). */
   provider?: string | undefined;
@@ -47,11 +47,6 @@ export interface PrepareInput extends CallOutput {
    * session as a `provider-compaction-configured` event: two compactors on one conversation.
    */
   providerCompaction?: string | undefined;
-  /**
-   * The id of the model this call goes to (`'claude-sonnet-4-5'`), when the adapter knows it:
-   * the session keeps its token calibration per model. Default: the `model` option.
-   */
-  modelId?: string;
 }
 
 /** Something the agent should read before its next step (rendered into `Prepared.trailer`). */

@@ -8,6 +8,7 @@ import {
   type Entry,
   type HostModel,
   type Prepared,
+  providerCompactionOf,
   type Session,
   type ToolSchema,
 } from '@baton/core';
@@ -91,6 +92,8 @@ interface RunState {
   epoch?: number;
   /** This step's model and output limit, as processInputStep saw them (before Baton's cap). */
   output?: CallOutput;
+  /** The provider-side compaction the step's providerOptions turn on (told once per session). */
+  providerCompaction?: string | undefined;
 }
 
 interface MemoryContext {
@@ -275,6 +278,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     if (run.workingMemoryShown !== undefined) this.showWorkingMemory(args, run.workingMemoryShown);
     // The step's model gives the budget; a provider default that cannot fit is lowered here.
     run.output = stepOutputOf(args.model, args.modelSettings);
+    run.providerCompaction = providerCompactionOf(args.providerOptions);
     const cap = stepOutputCap(this.core.options, run.output);
     const providerOptions = providerOptionsWithCacheKey(session, args.model, args.providerOptions);
     return {
@@ -354,6 +358,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
       // The agent's model answers probes and writes continuation summaries.
       ...(model ? { model } : {}),
       ...run.output,
+      providerCompaction: run.providerCompaction,
       // Working memory is in Mastra's own system message already (refreshed at compactions).
       ...(this.workingMemory ? { renderNotes: false } : {}),
       // The thread's lastMessages window, numbered by stored message: it slides past the opening request.
