@@ -105,7 +105,7 @@ describe('self-compaction probes (SELFCOMPACT)', () => {
         .every((p) => p.decision === 'CONTINUE'),
     ).toBe(true);
     expect(firstCompress.step).toBe(ANSWER_STEP + 2);
-    expect(firstCompress.criteria).toContainEqual({ id: 'ANSWER', answer: 'Y' });
+    expect(firstCompress.criteria).toContainEqual({ id: 'ANSWER', answer: 'Y', evidence: 'scripted' });
     expect(compactions()[0]).toMatchObject({ step: ANSWER_STEP + 2, early: true });
     expect(compactions()[0]!.summaryTokens).toBeGreaterThan(0);
     // What the model got right after: the opening request, the summary of the attempts, the
@@ -157,7 +157,7 @@ describe('self-compaction probes (SELFCOMPACT)', () => {
     });
     expect(probes().length).toBeGreaterThan(3);
     for (const probe of probes()) {
-      expect(probe.criteria).toContainEqual({ id: 'STUCK', answer: 'Y' });
+      expect(probe.criteria).toContainEqual({ id: 'STUCK', answer: 'Y', evidence: 'scripted' });
       expect(probe.decision).toBe('CONTINUE');
       expect(probe).toMatchObject({ modelDecision: 'COMPRESS', agreed: false });
     }

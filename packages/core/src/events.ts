@@ -84,9 +84,10 @@ export type BatonEventBody =
       /** What the model itself concluded; differs from `decision` when it misapplied the rule. */
       modelDecision?: 'COMPRESS' | 'CONTINUE';
       agreed?: boolean;
-      criteria: Array<{ id: string; answer: 'Y' | 'N' }>;
+      /** One per rubric criterion; `evidence` is the model's quote, cut to `PROBE_EVIDENCE_MAX_CHARS` (200). Empty when the probe failed. */
+      criteria: Array<{ id: string; answer: 'Y' | 'N'; evidence: string }>;
       costTokens: number;
-      /** The probe threw, timed out or answered unparseably (failure-open: CONTINUE). */
+      /** The probe threw, timed out, or answered unparseably or malformed: a criterion unanswered or without evidence (failure-open: CONTINUE). */
       error?: string;
     }
   | {

@@ -55,6 +55,7 @@ export type {
   PreparedUnfit,
   PrepareInput,
 } from './prepared.ts';
+export { PROBE_EVIDENCE_MAX_CHARS } from './probe-step.ts';
 export { promptCacheKey } from './prompt-cache-key.ts';
 export { isProviderCompaction, providerCompactionOf } from './provider-context.ts';
 export { providerOutputDefault } from './provider-output-defaults.ts';

@@ -50,6 +50,15 @@ const unavailableJudge: ProbeJudge = async () => {
   throw new Error('unreachable');
 };
 
+/** Characters of one criterion's evidence an event carries (the model may quote a whole tool result). */
+export const PROBE_EVIDENCE_MAX_CHARS = 200;
+
+function boundedEvidence(evidence: string): string {
+  return evidence.length <= PROBE_EVIDENCE_MAX_CHARS
+    ? evidence
+    : `${evidence.slice(0, PROBE_EVIDENCE_MAX_CHARS - 1)}…`;
+}
+
 /**
  * Runs a probe when the schedule and the context allow one, and reports it as a
  * `probe-decided` event; its decision, or undefined when none ran.
@@ -90,7 +99,11 @@ export async function probeIfDue(
     ...(result.modelDecision
       ? { modelDecision: result.modelDecision, agreed: result.modelDecision === result.decision }
       : {}),
-    criteria: result.answers.map((a) => ({ id: a.id, answer: a.answer ? 'Y' : 'N' })),
+    criteria: result.answers.map((a) => ({
+      id: a.id,
+      answer: a.answer ? 'Y' : 'N',
+      evidence: boundedEvidence(a.evidence),
+    })),
     costTokens: result.costTokens,
     ...(result.error ? { error: result.error } : {}),
   });

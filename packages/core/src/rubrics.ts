@@ -120,7 +120,10 @@ export const probeAnswerSchema = z.object({
       z.object({
         id: z.string().describe('the criterion id, as given'),
         answer: z.enum(['Y', 'N']),
-        evidence: z.string().describe('a short quote from the conversation that supports the answer'),
+        evidence: z
+          .string()
+          .min(1)
+          .describe('a short quote from the conversation that supports the answer (required, not empty)'),
       }),
     )
     .describe('one entry per criterion, in the order given'),

@@ -159,9 +159,10 @@ export interface ProbeResult {
   decision: ProbeDecision;
   /** What the model itself said, when it answered. */
   modelDecision?: ProbeDecision;
+  /** One per rubric criterion, in the rubric's order; evidence as the model quoted it (never blank). */
   answers: Array<{ id: string; answer: boolean; evidence: string }>;
   costTokens: number;
-  /** Set when the probe failed (threw, timed out, unparseable): the decision is CONTINUE. */
+  /** Set when the probe failed (threw, timed out, unparseable, malformed): the decision is CONTINUE. */
   error?: string;
 }
 
@@ -194,7 +195,10 @@ export async function runProbe(
     usage = response.usage;
     const raw = typeof response.output === 'string' ? JSON.parse(response.output) : response.output;
     const parsed = probeAnswerSchema.safeParse(raw);
-    if (!parsed.success) throw new Error(`unparseable probe answer: ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Error(`unparseable probe answer: ${issue?.path.join('.')}: ${issue?.message}`);
+    }
     return decide(config.rubric, parsed.data, cost(usage, estimateTokens(prompt)));
   } catch (error) {
     return {
@@ -211,11 +215,20 @@ function cost(usage: ProbeUsage | undefined, estimate: number): number {
   return reported > 0 ? reported : estimate;
 }
 
+/**
+ * The rubric's rule over the answers. An answer is only as good as its evidence: a rubric
+ * criterion left unanswered, or answered without a quote (missing, empty, whitespace), makes
+ * the whole answer malformed, so a model that says Y to everything without looking cannot
+ * trigger a compaction.
+ */
 function decide(rubric: Rubric, answer: ProbeAnswer, costTokens: number): ProbeResult {
   const byId = new Map(answer.criteria.map((c) => [c.id.trim().toUpperCase(), c]));
   const answers = rubric.criteria.map((criterion) => {
     const given = byId.get(criterion.id.toUpperCase());
-    return { id: criterion.id, answer: given?.answer === 'Y', evidence: given?.evidence ?? '' };
+    if (!given) throw new Error(`malformed probe answer: criterion ${criterion.id} is not answered`);
+    const evidence = given.evidence.trim();
+    if (evidence === '') throw new Error(`malformed probe answer: criterion ${criterion.id} has no evidence`);
+    return { id: criterion.id, answer: given.answer === 'Y', evidence };
   });
   const decision = rubric.decide(Object.fromEntries(answers.map((a) => [a.id, a.answer])));
   return { decision, modelDecision: answer.decision, answers, costTokens };
