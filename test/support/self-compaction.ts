@@ -24,3 +24,21 @@ export function codingProbeAnswer(closed: boolean) {
     decision: closed ? 'COMPRESS' : 'CONTINUE',
   };
 }
+
+/** A coding-rubric answer of Y to every criterion (decision COMPRESS), each with the given evidence. */
+export function codingAllYes(evidence: string) {
+  return {
+    criteria: RUBRICS.coding.criteria.map((c) => ({ id: c.id, answer: 'Y', evidence })),
+    decision: 'COMPRESS',
+  };
+}
+
+/** Probes at every closed unit from the first step, no compaction by probe unless it says so. */
+export const EVERY_STEP_CODING_PROBES: SelfCompactOptions = {
+  rubric: 'coding',
+  probeEvery: 1,
+  minSteps: 0,
+  minTokens: 0,
+  cooldownSteps: 0,
+  maxCompactions: 1,
+};
