@@ -1,5 +1,5 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { VERBATIM_HEADING } from '@baton/core';
+import { RUBRICS, VERBATIM_HEADING } from '@baton/core';
 import { codingProbeAnswer, EAGER_CODING_PROBES, PROBE_MARKER } from '@baton/test-support/self-compaction.ts';
 import { filler, scriptedModel } from '@baton/testing/ai-sdk';
 import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
@@ -60,6 +60,17 @@ describe('SELFCOMPACT through generateText: probes and summaries by the wrapped 
     const probeCalls = prompts.filter(isProbe);
     expect(probeCalls).toHaveLength(probes.length);
     expect(prompts.filter(isSummary).length).toBeGreaterThan(0);
+    // The summary request is the coding rubric's: files changed, commands, failing tests, next edit; over the edits.
+    for (const request of prompts.filter(isSummary)) {
+      expect(textOf(request.slice(0, 1))).toContain(RUBRICS.coding.summaryInstruction);
+      expect(textOf(request.slice(1))).toContain('edited src/date_0.ts');
+    }
+    // The event carries what the model quoted for each criterion.
+    expect(compress.criteria).toContainEqual({
+      id: 'TESTS-KNOWN',
+      answer: 'Y',
+      evidence: 'tests: 12 passed',
+    });
     // Never in the history: no agent call and no response message carries the probe.
     const agentPrompts = prompts.filter((p) => !isProbe(p) && !isSummary(p));
     for (const prompt of agentPrompts) expect(textOf(prompt)).not.toContain(PROBE);

@@ -1,5 +1,5 @@
 import type { BatonEvent } from '@baton/core';
-import { VERBATIM_HEADING } from '@baton/core';
+import { RUBRICS, VERBATIM_HEADING } from '@baton/core';
 import { codingProbeAnswer, EAGER_CODING_PROBES } from '@baton/test-support/self-compaction.ts';
 import { filler } from '@baton/testing';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
@@ -17,13 +17,16 @@ describe('SELFCOMPACT through createAgent: the agent’s chat model judges and s
     const model = fakeModel();
     model.structuredResponse(answers(false));
     const seen: BaseMessage[][] = [];
+    const summaryRequests: BaseMessage[][] = [];
     let agentStep = 0;
     for (let i = 0; i < 40; i++) {
       model.respond((messages: BaseMessage[]) => {
-        if (messages[0]?.type === 'system' && messages[0].text.includes('continuation summary'))
+        if (messages[0]?.type === 'system' && messages[0].text.includes('continuation summary')) {
+          summaryRequests.push(messages);
           return new AIMessage(
             `${VERBATIM_HEADING}\n- tests: 12 passed\n\nEdited the date parser; tests pass.`,
           );
+        }
         seen.push(messages);
         const step = agentStep++;
         const call = (name: string, args: Record<string, unknown>) =>
@@ -72,6 +75,20 @@ describe('SELFCOMPACT through createAgent: the agent’s chat model judges and s
       true,
     );
     expect(events.find((e) => e.type === 'self-compacted')).toMatchObject({ early: true });
+    // The summary request is the coding rubric's: files changed, commands, failing tests, next edit; over the edits.
+    expect(summaryRequests.length).toBeGreaterThan(0);
+    for (const request of summaryRequests) {
+      expect(request[0]!.text).toContain(RUBRICS.coding.summaryInstruction);
+      expect(request.slice(1).map((m) => m.text)).toContainEqual(
+        expect.stringContaining('edited src/date_0.ts'),
+      );
+    }
+    // The event carries what the model quoted for each criterion.
+    expect(compress[0]!.criteria).toContainEqual({
+      id: 'TESTS-KNOWN',
+      answer: 'Y',
+      evidence: 'tests: 12 passed',
+    });
     // The model-written summary reaches the next call; the probe never enters the state.
     expect(seen.some((m) => m.some((x) => x.text.includes('Edited the date parser; tests pass.')))).toBe(
       true,

@@ -1,5 +1,5 @@
 import type { BatonEvent } from '@baton/core';
-import { VERBATIM_HEADING } from '@baton/core';
+import { RUBRICS, VERBATIM_HEADING } from '@baton/core';
 import { codingProbeAnswer, EAGER_CODING_PROBES, PROBE_MARKER } from '@baton/test-support/self-compaction.ts';
 import { filler, scriptedModel } from '@baton/testing/mastra';
 import { Agent } from '@mastra/core/agent';
@@ -21,12 +21,15 @@ describe('SELFCOMPACT through a Mastra Agent: the agent’s model judges and sum
       });
       let agentStep = 0;
       const agentPrompts: string[] = [];
+      const summaryRequests: Array<{ system: string; visible: string }> = [];
       const { model, calls } = scriptedModel(({ prompt, visible, system }) => {
         if (JSON.stringify(prompt.at(-1)).includes(PROBE)) {
           return { text: JSON.stringify(codingProbeAnswer(visible.includes('tests: 12 passed'))) };
         }
-        if (system.includes('continuation summary'))
+        if (system.includes('continuation summary')) {
+          summaryRequests.push({ system, visible });
           return { text: `${VERBATIM_HEADING}\n- tests: 12 passed\n\nEdited the date parser; tests pass.` };
+        }
         agentPrompts.push(visible);
         const step = agentStep++;
         if (step >= 9) return { text: 'fixed' };
@@ -69,6 +72,18 @@ describe('SELFCOMPACT through a Mastra Agent: the agent’s model judges and sum
         true,
       );
       expect(events.find((e) => e.type === 'self-compacted')).toMatchObject({ early: true });
+      // The summary request is the coding rubric's: files changed, commands, failing tests, next edit; over the edits.
+      expect(summaryRequests.length).toBeGreaterThan(0);
+      for (const request of summaryRequests) {
+        expect(request.system).toContain(RUBRICS.coding.summaryInstruction);
+        expect(request.visible).toContain('edited src/date_0.ts');
+      }
+      // The event carries what the model quoted for each criterion.
+      expect(compress[0]!.criteria).toContainEqual({
+        id: 'TESTS-KNOWN',
+        answer: 'Y',
+        evidence: 'tests: 12 passed',
+      });
       expect(calls.filter((c) => JSON.stringify(c.prompt.at(-1)).includes(PROBE))).toHaveLength(
         probes.length,
       );
