@@ -120,9 +120,9 @@ export const probeAnswerSchema = z.object({
       z.object({
         id: z.string().describe('the criterion id, as given'),
         answer: z.enum(['Y', 'N']),
+        // Not empty, but checked in code: providers' structured outputs reject length constraints.
         evidence: z
           .string()
-          .min(1)
           .describe('a short quote from the conversation that supports the answer (required, not empty)'),
       }),
     )
