@@ -56,6 +56,8 @@ describe('an unfit reply never reaches the model again (LangGraph)', () => {
       const next = await agent.invoke({ messages: [new HumanMessage('a shorter question')] }, config);
       expect(seen).toHaveLength(2);
       expectNextPromptClean(seen[1]!, next.messages);
+      // View mode keeps the thread whole (users read the reply); rewrite mode stores what the model read.
+      expect(texts(next.messages).join('\n').includes(UNFIT_STEP_PREFIX)).toBe(mode === 'view');
     });
   }
 
@@ -81,5 +83,7 @@ describe('an unfit reply never reaches the model again (LangGraph)', () => {
     const next = await graph.invoke({ messages: [new HumanMessage('a shorter question')] }, config);
     expect(seen).toHaveLength(2);
     expectNextPromptClean(seen[1]!, next.messages);
+    // The thread is what the model node reads: the rewrite left the reply out.
+    expect(texts(next.messages).join('\n')).not.toContain(UNFIT_STEP_PREFIX);
   });
 });
