@@ -8,7 +8,7 @@ import { batonProcessor } from './index.ts';
 
 /** The first words of the next-turn unfit notice (core's `unfitNotice`). */
 const UNFIT_NOTICE = '[baton] The previous step could not fit the context window';
-const WINDOW = 4_000;
+const WINDOW = 32_000;
 
 /** Every text the model was sent, one string per text part or string content. */
 function textsOf(prompt: ReadonlyArray<{ content: unknown }>): string[] {
