@@ -1,5 +1,5 @@
 import { NOTES_HEADING } from './notes.ts';
-import { NOTICES_HEADING, UNFIT_STEP_PREFIX } from './notices.ts';
+import { NOTICES_HEADING } from './notices.ts';
 import { encryptedCompactionTokens } from './provider-context.ts';
 import {
   contentHashOf,
@@ -166,18 +166,6 @@ function partsOf(message: PromptMessage): Part[] {
 }
 
 /** True for the system message Baton inserts (notes and notices): rebuilt every call, never history. */
-/** An assistant message that is the reply of an `unfit` step (see `unfitStepMessage`). */
-export function isUnfitReply(message: PromptMessage): boolean {
-  if (message.role !== 'assistant') return false;
-  const text =
-    typeof message.content === 'string'
-      ? message.content
-      : message.content.length === 1 && message.content[0]?.type === 'text'
-        ? String((message.content[0] as { text?: unknown }).text ?? '')
-        : '';
-  return text.startsWith(UNFIT_STEP_PREFIX);
-}
-
 export function isBatonBlock(message: PromptMessage): boolean {
   if (message.role === 'system')
     return (
@@ -227,9 +215,9 @@ export function promptToEntries(
   const occurrences = new Map<string, number>();
   let nextSeq = 0;
   for (const message of messages) {
-    // Baton's own block, and the reply of an unfit step a host stored as an assistant message:
-    // the model is told of that through the unfit notice, never shown it as conversation.
-    if (isBatonBlock(message) || isUnfitReply(message)) continue;
+    // Baton's own block is rebuilt every call. (The reply of an unfit step a host stored stays an
+    // entry: `prepare` drops it, so a projection that leaves it out reads as changed.)
+    if (isBatonBlock(message)) continue;
     const known = cache?.entries.get(message);
     if (known) {
       entries.push(known);

@@ -174,6 +174,21 @@ export function renderNotices(notices: readonly Notice[]): string {
 export const UNFIT_STEP_PREFIX = '[baton] This step was not sent to the model';
 
 /**
+ * Whether an entry is the reply of an `unfit` step that a host stored (the thread, a memory):
+ * an assistant entry whose only content is text starting with `UNFIT_STEP_PREFIX`. The host's
+ * history may keep it for its users; `prepare` drops it from every projection, since the agent
+ * reads the unfit notice instead (DESIGN.md, agent-facing surface).
+ *
+ * @example
+ * isUnfitStepEntry(createEntry(4, 'assistant', [{ type: 'text', text: unfitStepMessage(unfit) }])); // true
+ */
+export function isUnfitStepEntry(entry: Entry): boolean {
+  if (entry.role !== 'assistant' || entry.parts.length === 0) return false;
+  if (!entry.parts.every((part) => part.type === 'text')) return false;
+  return entryText(entry).trimStart().startsWith(UNFIT_STEP_PREFIX);
+}
+
+/**
  * What a host ends an `unfit` step with, in every adapter, in words an end user can act on:
  * the step was not sent, why, that nothing was lost, and what to do next. (The agent reads
  * the unfit notice on the next turn; the checkpoint ref is for whoever investigates.)

@@ -75,7 +75,7 @@ interface PreparedBase {
    * changes); it is never stored in the host's history.
    */
   trailer: string;
-  /** Whether `entries` differ from the entries given (a compaction, a repair): hosts that rewrite their history need to. */
+  /** Whether `entries` differ from the entries given (a compaction, a repair, a stored unfit reply dropped): hosts that rewrite their history need to. */
   changed: boolean;
   notices: Notice[];
   tokens: { before: number; after: number; budget: number };

@@ -15,7 +15,14 @@ import { runLadder } from './ladder.ts';
 import { applyLedger, bindToContent } from './ledger.ts';
 import { Notes, type NotesApi, renderNotes } from './notes.ts';
 import { HOST_SHOWS_NOTES, noteWritten, placeNotes } from './notes-placement.ts';
-import { compactionNotices, renderNotices, unfitNotice, unfitStepMessage, warningNotice } from './notices.ts';
+import {
+  compactionNotices,
+  isUnfitStepEntry,
+  renderNotices,
+  unfitNotice,
+  unfitStepMessage,
+  warningNotice,
+} from './notices.ts';
 import { detectContextOverflow } from './overflow.ts';
 import { PersistedCounts } from './persisted-counts.ts';
 import type { Notice, Prepared, PrepareInput } from './prepared.ts';
@@ -217,7 +224,8 @@ export class Session {
     }
 
     // Host entries -> a transcript the provider accepts (orphans archived, missing results answered).
-    const repaired = repairTranscript(distinctKeys(input.entries));
+    // An unfit step's reply a host stored never goes back to the model: the unfit notice tells it.
+    const repaired = repairTranscript(distinctKeys(input.entries.filter((e) => !isUnfitStepEntry(e))));
     if (repaired.orphaned.length > 0 || repaired.missingResults > 0) {
       await record.archiveOutside(repaired.orphaned, 'repair', emit);
       emit({

@@ -11,11 +11,6 @@ import { withCacheHints } from './prompt-cache.ts';
 import { type LangGraphBatonOptions, type RunIdentity, sessionsFor } from './sessions.ts';
 import { type ToolLike, toolSchemasOf } from './tool-schemas.ts';
 
-function isUnfitReply(message: BaseMessage): boolean {
-  const meta = message.response_metadata as { baton?: { outcome?: unknown } } | undefined;
-  return message.type === 'ai' && meta?.baton?.outcome === 'unfit';
-}
-
 function unfitMessage(unfit: UnfitInfo): AIMessage {
   return new AIMessage({
     content: unfit.message,
@@ -77,11 +72,10 @@ export function batonMiddleware(options: BatonMiddlewareOptions) {
   const sessions = sessionsFor(options);
 
   function prepare(session: Session, request: RequestLike): Promise<Prepared> {
-    // View mode: an unfit reply the thread stored is never re-sent as conversation (the unfit
-    // notice tells the agent). Rewrite mode keeps it, since the projection is written back.
-    const messages = mode === 'view' ? request.messages.filter((m) => !isUnfitReply(m)) : request.messages;
+    // An unfit reply the thread stored is dropped by `prepare` in either mode (the unfit notice
+    // tells the agent); rewrite mode then writes the thread back without it.
     return session.prepare({
-      entries: toEntries(messages),
+      entries: toEntries(request.messages),
       system: request.systemPrompt,
       tools: toolSchemasOf(request.tools),
       // The agent's own chat model answers probes and writes continuation summaries; its id,
