@@ -3,7 +3,7 @@
  * overflow-retry policy, transcript checks, rendering helpers). Not part of the public API:
  * it may change in any release. Applications import from `@baton/core` or their adapter.
  */
-export { parseOptions } from './errors.ts';
+export { describeError, parseOptions } from './errors.ts';
 export { buildGroups, type Group, type GroupKind } from './groups.ts';
 export { entryIdentifiers, identifiersIn } from './identifiers.ts';
 export {
@@ -58,5 +58,6 @@ export { fromJsonBackend, type JsonBackendForm, toJsonBackend } from './stores/j
 export { loadSqlite } from './stores/sqlite-store.ts';
 export { fromStoreLabel, storeLabel } from './stores/store-label.ts';
 export { carryVerbatim, verbatimLines } from './summarizers/continuation.ts';
+export { withTimeout } from './timeout.ts';
 export { imageTokens, outputMedia, splitOutputMedia, UNKNOWN_IMAGE_TOKENS } from './tool-output-media.ts';
 export { entryText } from './transcript.ts';

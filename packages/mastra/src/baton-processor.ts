@@ -49,6 +49,7 @@ import {
   withWorkingMemory,
   workingMemoryNotes,
 } from './working-memory-notes.ts';
+import { readWorkingMemory } from './working-memory-read.ts';
 
 export interface BatonProcessorOptions extends BatonOptions {
   /**
@@ -324,8 +325,12 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     if (prepared.outcome === 'compacted' && this.workingMemory && run.scope) {
       // The prefix breaks here anyway: working memory as it is now, in this call and the run's next steps.
       const memory = this.options.memory as MastraMemory;
-      run.workingMemoryShown = (await memory.getWorkingMemory(run.scope)) ?? '';
-      prompt = withWorkingMemory(prompt, run.workingMemoryShown);
+      const text = await readWorkingMemory(memory, run.scope, this.core.options, (run.session as Session).id);
+      // A failed read (reported) keeps what the run shows: the prefix is new anyway.
+      if (text !== undefined) {
+        run.workingMemoryShown = text;
+        prompt = withWorkingMemory(prompt, text);
+      }
     }
     prompt = promptWithCacheHints(run.session as Session, args.model, prepared, prompt);
     return { prompt: prompt as unknown as ProcessLLMRequestArgs['prompt'] };
