@@ -85,6 +85,17 @@ describe('notices in the prompt generateText sends', () => {
     expect(folded.length).toBeGreaterThan(0);
     expect(folded.reduce((n, line) => n + line.count, 0)).toBe(placeholders.length);
     expect(folded[0]!.description).toMatch(/^read_file/);
+    // Later evictions go past folding (drop, summarize): each such line names the calls its
+    // span held and gives the recall of exactly its own range (or its one ref).
+    const wider = notices
+      .flatMap((n) => n.eviction?.lines ?? [])
+      .filter((line) => line.stage !== 'fold-tool-results');
+    expect(wider.length).toBeGreaterThan(0);
+    for (const line of wider) {
+      if (line.from === line.to && line.count === 1) expect(line.recall).toHaveProperty('ref');
+      else expect(line.recall).toEqual({ from: line.from, to: line.to });
+      expect(line.description).toMatch(/^read_file\(\{"path":"src\/file_\d+\.ts"\}\)/);
+    }
 
     // The agent recalls the first span the index lists and gets the results verbatim.
     const recalled = result.steps[firstEviction]!.toolResults[0]!.output as {

@@ -53,13 +53,13 @@ const calls = (step: number, list: Array<{ name: string; args: Record<string, un
 describe('notices in the messages createAgent sends the model', () => {
   it('warns once per episode with the tokens left by the budget; the eviction notice indexes what went and recall brings it back', async () => {
     let recallAsked: { from: number; to: number } | undefined;
-    const { model, seen } = scripted(60, (messages, step) => {
+    const { model, seen } = scripted(80, (messages, step) => {
       const line = noticesOf(messages).eviction?.lines[0];
       if (!recallAsked && line) {
         recallAsked = { from: line.from, to: line.to };
         return calls(step, [{ name: 'recall', args: recallAsked }]);
       }
-      if (step >= 40) return new AIMessage('done');
+      if (step >= 60) return new AIMessage('done');
       return calls(step, [{ name: 'read_file', args: { path: `src/file_${step}.ts` } }]);
     });
     const agent = createAgent({
@@ -106,6 +106,17 @@ describe('notices in the messages createAgent sends the model', () => {
     expect(folded.length).toBeGreaterThan(0);
     expect(folded.reduce((n, line) => n + line.count, 0)).toBe(placeholders.length);
     expect(folded[0]!.description).toMatch(/^read_file/);
+    // Later evictions go past folding (drop, summarize): each such line names the calls its
+    // span held and gives the recall of exactly its own range (or its one ref).
+    const wider = notices
+      .flatMap((n) => n.eviction?.lines ?? [])
+      .filter((line) => line.stage !== 'fold-tool-results');
+    expect(wider.length).toBeGreaterThan(0);
+    for (const line of wider) {
+      if (line.from === line.to && line.count === 1) expect(line.recall).toHaveProperty('ref');
+      else expect(line.recall).toEqual({ from: line.from, to: line.to });
+      expect(line.description).toMatch(/^read_file\(\{"path":"src\/file_\d+\.ts"\}\)/);
+    }
 
     // The agent recalls the first span the index lists and gets the results verbatim.
     const answer = result.messages.find(
