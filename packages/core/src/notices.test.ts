@@ -1,6 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { compactionNotices } from './notices.ts';
+import { compactionNotices, warningNotice } from './notices.ts';
 import { createEntry } from './transcript.ts';
+
+describe('warning notice', () => {
+  it('states the tokens left until compaction: compactAt × budget − tokens, never below 0', () => {
+    // 0.8 × 12,000 = 9,600 tokens at which compaction starts.
+    for (const [tokens, left] of [
+      [7_700, '1,900'],
+      [9_599, '1'],
+      [9_600, '0'],
+      [11_000, '0'],
+    ] as const) {
+      const notice = warningNotice(tokens, 12_000, 0.8 * 12_000);
+      expect(notice.text).toContain(`compaction starts in about ${left} tokens`);
+      expect(notice.text).toContain(`(${tokens.toLocaleString('en-US')} of 12,000 tokens)`);
+      expect(notice.facts).toMatchObject({ kind: 'warning', tokensLeft: Number(left.replace(',', '')) });
+    }
+  });
+});
 
 describe('compaction notices', () => {
   const spans = [{ stage: 'fold-tool-results', from: 3, to: 3, entries: [createEntry(3, 'user', 'old')] }];

@@ -3,6 +3,16 @@ export { contextLengthError } from './context-length-error.ts';
 export { filler } from './filler.ts';
 export { describeNotesBackendConformance } from './notes-conformance.ts';
 export {
+  type DegradeLine,
+  type EvictionFigures,
+  type EvictionIndexLine,
+  expectedTokensLeft,
+  type NoticeFigures,
+  readNotices,
+  type UnfitFigures,
+  type WarningFigures,
+} from './notices.ts';
+export {
   anthropicCount,
   anthropicRuleViolations,
   anthropicWire,
