@@ -101,36 +101,84 @@ describe('agent tools', () => {
     });
   });
 
-  it('compact: saves the checkpoint to notes at once and compacts before the next call with the instruction', async () => {
+  it('compact: saves the checkpoint, and its instruction shapes the summary even when folding alone reaches the target', async () => {
     const inputs: SummarizerInput[] = [];
     const baton = createBaton({
       contextWindow: 30_000,
       summarizer: async (input) => {
         inputs.push(input);
-        return 'summary';
+        return `KEPT AS ASKED: ${input.instruction}`;
       },
     });
-    const session = baton.session('s');
     const history = toolHistory(20);
+    // Without an instruction, folding alone reaches the target: no summary is written.
+    const plain = baton.session('plain');
+    await plain.prepare({ entries: history });
+    await tool(plain, 'compact').execute({});
+    const folded = await plain.prepare({ entries: history });
+    expect(folded.outcome).toBe('compacted');
+    expect(inputs).toHaveLength(0);
+    expect(folded.events.filter((e) => e.type === 'stage-completed').map((e) => e.stage)).toEqual([
+      'fold-tool-results',
+    ]);
+
+    const session = baton.session('s');
     const before = await session.prepare({ entries: history });
     expect(before.outcome).toBe('ok');
     const answer = (await tool(session, 'compact').execute({
       instruction: 'keep file names',
       checkpoint: 'read 20 files; next: fix',
-    })) as { message: string };
-    expect(answer.message).toMatch(/Checkpoint saved to your notes .*Compaction runs before your next step/);
+    })) as { message: string; tokens: number; target: number; span: { from: number; to: number } };
+    // True numbers: the context as it is and the target this request aims at (half of it here).
+    const target = Math.min(baton.options.targetAt * baton.options.inputBudget, before.tokens.after * 0.5);
+    expect(answer).toMatchObject({ scheduled: true, tokens: before.tokens.after, target });
+    expect(answer.message).toContain(
+      `The context is about ${before.tokens.after.toLocaleString('en-US')} tokens now.`,
+    );
+    expect(answer.message).toContain(`above ${Math.round(target).toLocaleString('en-US')} tokens`);
+    expect(answer.message).toMatch(
+      /^Checkpoint saved to your notes .* messages seq 1-\d+ \(\d+ messages, about [\d,]+ tokens\) will be replaced by a summary that follows your instruction/,
+    );
     expect(await session.notes.read('checkpoint')).toEqual({
       name: 'checkpoint',
       text: 'read 20 files; next: fix',
     });
     const after = await session.prepare({ entries: history });
     expect(after.outcome).toBe('compacted');
-    expect(after.tokens.after).toBeLessThanOrEqual(baton.options.targetAt * baton.options.inputBudget);
+    expect(after.tokens.after).toBeLessThanOrEqual(target);
     expect(after.system).toContain('read 20 files; next: fix');
-    expect(after.notices.some((n) => n.type === 'eviction')).toBe(true);
+    // The summarizer ran, with the instruction, and its text replaces the span in the projection.
+    expect(inputs.length).toBeGreaterThan(0);
     expect(inputs.every((i) => i.instruction === 'keep file names')).toBe(true);
+    const summary = after.entries.find((e) => e.meta?.synthetic === 'summary');
+    expect(summary?.parts).toEqual([
+      { type: 'text', text: expect.stringContaining('KEPT AS ASKED: keep file names') },
+    ]);
+    const eviction = after.notices.find((n) => n.type === 'eviction');
+    expect(eviction?.text).toMatch(
+      new RegExp(
+        `Your compact instruction was followed: the summary of seq ${answer.span.from}-\\d+ is written to it\\.$`,
+      ),
+    );
     // Only once: the following call does not compact again.
     expect((await session.prepare({ entries: history })).outcome).toBe('ok');
+  });
+
+  it('compact: says so, and schedules nothing, when nothing is left to compact', async () => {
+    const session = createBaton({ contextWindow: 30_000 }).session('short');
+    const history = [createEntry(0, 'user', 'OPENING'), createEntry(1, 'assistant', 'ok')];
+    const before = await session.prepare({ entries: history });
+    const answer = (await tool(session, 'compact').execute({ instruction: 'keep it' })) as {
+      scheduled: boolean;
+      message: string;
+    };
+    expect(answer.scheduled).toBe(false);
+    expect(answer.message).toBe(
+      `Nothing to compact: the context (about ${before.tokens.after} tokens) holds only your newest turns, pinned tool results and the current request, which compaction keeps. No compaction was scheduled.`,
+    );
+    const next = await session.prepare({ entries: history });
+    expect(next.outcome).toBe('ok');
+    expect(next.events.some((e) => e.type === 'stage-completed')).toBe(false);
   });
 
   it('recall: by ref, range and query, paged, framed as data, scoped to the session', async () => {

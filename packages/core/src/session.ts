@@ -11,7 +11,6 @@ import { describeError } from './errors.ts';
 import type { BatonEvent, BatonEventBody } from './events.ts';
 import { type FloorHolders, floorHolders, floorNotice } from './floor.ts';
 import { type PinPolicy, windowPolicy } from './groups.ts';
-import { runLadder } from './ladder.ts';
 import { applyLedger, bindToContent } from './ledger.ts';
 import { Notes, type NotesApi, renderNotes } from './notes.ts';
 import { HOST_SHOWS_NOTES, noteWritten, placeNotes } from './notes-placement.ts';
@@ -21,6 +20,7 @@ import { PersistedCounts } from './persisted-counts.ts';
 import type { Notice, Prepared, PrepareInput } from './prepared.ts';
 import { probeIfDue, probeScheduleOf, recordSelfCompaction, spanSummarizer } from './probe-step.ts';
 import { distinctKeys, repairTranscript } from './repair.ts';
+import { previewCompaction, runRequestedLadder, tellInstructionOutcome } from './requested-compaction.ts';
 import { SessionRecord } from './session-record.ts';
 import type { Entry } from './transcript.ts';
 
@@ -61,6 +61,8 @@ export class Session {
   /** The last request's uncalibrated and calibrated size (what usage reports calibrate against). */
   private lastRawTotal = 0;
   private lastTokens = 0;
+  /** The last projection and its size: what the compact tool's answer previews. */
+  private lastView: { entries: Entry[]; pinPolicy: PinPolicy; tokens: number } | undefined;
 
   constructor(id: string, base: BaseEngine) {
     this.id = id;
@@ -85,7 +87,7 @@ export class Session {
       archive: this.archive,
       requestCompaction: (instruction) => this.requestCompactionDurably(instruction),
       noteWritten: (before, after) => this.recordNoteWritten(before, after),
-      budgetNow: () => ({ tokens: this.lastTokens, target: this.budget.target() }),
+      compactionPreview: () => previewCompaction(this.lastView, this.budget.engine, this.calibration.counter),
       recallLimit: () => this.budget.recallLimit(),
     });
   }
@@ -296,7 +298,10 @@ export class Session {
       // A compaction re-renders the notes block, so the ladder sizes against the notes as they are now.
       const overhead = measure.overhead(joinBlocks(host, currentNotes ?? notes.block));
       let summaryFailed = false;
-      const result = await runLadder({
+      // The agent's instruction shapes a summary even when folding alone would reach the target.
+      const instructed = !early && request?.instruction !== undefined;
+      const result = await runRequestedLadder({
+        instructed,
         entries: projection,
         // A probe's COMPRESS condenses the whole closed unit: the summarize stage alone.
         stages: early ? engine.summarizeStages : engine.stages,
@@ -346,6 +351,7 @@ export class Session {
         measure.setProjection(projection);
         outcome = 'compacted';
         notices.push(...compactionNotices(result.spans, before - result.tokens, budget));
+        if (instructed) tellInstructionOutcome(notices, result.spans, summaryFailed);
         if (schedule) recordSelfCompaction(engine, schedule, { early, before, result }, emit);
       }
       if (request === undefined) {
@@ -413,6 +419,7 @@ export class Session {
     await Promise.all([this.counts.save(projection, emit), engine.calibrationSeed.save(emit)]);
     this.lastRawTotal = raw;
     this.lastTokens = after;
+    this.lastView = { entries: projection, pinPolicy, tokens: after };
     return prepared;
   }
 
