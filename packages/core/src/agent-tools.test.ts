@@ -164,6 +164,41 @@ describe('agent tools', () => {
     expect((await session.prepare({ entries: history })).outcome).toBe('ok');
   });
 
+  it('compact: when no summary can be written, the checkpoint the agent wrote with its instruction replaces the span', async () => {
+    const baton = createBaton({
+      contextWindow: 30_000,
+      summarizer: async () => {
+        throw new Error('model down');
+      },
+    });
+    const history = toolHistory(20);
+    const session = baton.session('down');
+    await session.prepare({ entries: history });
+    const answer = (await tool(session, 'compact').execute({
+      instruction: 'keep file names',
+      checkpoint: 'FILES: r0..r19; next: fix r7',
+    })) as { message: string };
+    expect(answer.message).toContain('(by your checkpoint if no summary can be written)');
+    const after = await session.prepare({ entries: history });
+    expect(after.outcome).toBe('compacted');
+    expect(after.events).toContainEqual(
+      expect.objectContaining({ type: 'summarizer-failed', error: expect.stringContaining('model down') }),
+    );
+    const replaced = after.entries.find((e) => e.meta?.synthetic === 'summary');
+    expect(replaced?.parts).toEqual([
+      {
+        type: 'text',
+        text: expect.stringMatching(
+          /No summary could be written \(.*model down.*\); the checkpoint the agent saved when it asked for this compaction stands for these messages:\nFILES: r0\.\.r19; next: fix r7/,
+        ),
+      },
+    ]);
+    const eviction = after.notices.find((n) => n.type === 'eviction');
+    expect(eviction?.text).toMatch(
+      /No summary could be written \(the summarizer failed\): your checkpoint stands for seq \d+-\d+\.$/,
+    );
+  });
+
   it('compact: says so, and schedules nothing, when nothing is left to compact', async () => {
     const session = createBaton({ contextWindow: 30_000 }).session('short');
     const history = [createEntry(0, 'user', 'OPENING'), createEntry(1, 'assistant', 'ok')];

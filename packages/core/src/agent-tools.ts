@@ -66,7 +66,7 @@ export interface AgentToolDeps {
   archive: ArchiveApi;
   /** Asks for compaction before the next model call. */
   /** Records the request durably, so whichever worker makes the next call compacts. */
-  requestCompaction(instruction: string | undefined): void | Promise<void>;
+  requestCompaction(instruction: string | undefined, checkpoint: string | undefined): void | Promise<void>;
   /**
    * The agent changed its notes through this tool (rendered before and after): its history
    * shows the change, so the cached notes block need not change before the next compaction.
@@ -103,7 +103,7 @@ async function guard<T>(tool: string, run: () => Promise<T>): Promise<T> {
 const fmtTokens = (n: number) => Math.round(n).toLocaleString('en-US');
 
 /** The compact tool's answer: what the next call will do, with the numbers it starts from. */
-function compactPlan(preview: CompactionPreview, instructed: boolean): string {
+function compactPlan(preview: CompactionPreview, instructed: boolean, checkpoint: boolean): string {
   const { tokens, target, span, summarizes } = preview;
   const archived =
     'archived verbatim; a notice before your next step will list what went and how to recall it.';
@@ -115,7 +115,7 @@ function compactPlan(preview: CompactionPreview, instructed: boolean): string {
     ? `messages seq ${span.from}-${span.to} (${span.messages} messages, about ${fmtTokens(span.tokens)} tokens)`
     : undefined;
   if (instructed && summarizes && range) {
-    return `${now} Before your next step, ${range} will be replaced by a summary that follows your instruction; then, if the context is still above ${fmtTokens(target)} tokens, older tool results are folded. What goes is ${archived}`;
+    return `${now} Before your next step, ${range} will be replaced by a summary that follows your instruction${checkpoint ? ' (by your checkpoint if no summary can be written)' : ''}; then, if the context is still above ${fmtTokens(target)} tokens, older tool results are folded. What goes is ${archived}`;
   }
   const why = instructed
     ? summarizes
@@ -193,11 +193,11 @@ export function createAgentTools(deps: AgentToolDeps): NeutralTool[] {
             message: `${saved}Nothing to compact: the context (about ${fmtTokens(preview.tokens)} tokens) holds only your newest turns, pinned tool results and the current request, which compaction keeps. No compaction was scheduled.`,
           };
         }
-        await deps.requestCompaction(args.instruction);
+        await deps.requestCompaction(args.instruction, args.checkpoint);
         return {
           scheduled: true,
           ...preview,
-          message: `${saved}${compactPlan(preview, args.instruction !== undefined)}`,
+          message: `${saved}${compactPlan(preview, args.instruction !== undefined, args.checkpoint !== undefined)}`,
         };
       }),
   };

@@ -1,7 +1,7 @@
-import { planCompaction } from './controller.ts';
+import { type CompactionRequest, planCompaction } from './controller.ts';
+import { describeError } from './errors.ts';
 import { buildGroups, type PinPolicy } from './groups.ts';
 import { type LadderInput, type LadderOutput, runLadder } from './ladder.ts';
-import type { EvictedSpan } from './notices.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { Notice } from './prepared.ts';
 import { type Stage, stageNameOf } from './stage.ts';
@@ -10,24 +10,60 @@ import type { Entry } from './transcript.ts';
 
 const SUMMARIZE = 'summarize';
 
+/** A requested ladder's output, with what became of the agent's instruction. */
+export interface RequestedLadderOutput extends LadderOutput {
+  /** The summarizer failed at least once in this run. */
+  summaryFailed: boolean;
+  /** The agent's checkpoint stands for a span no summary could be written for. */
+  checkpointUsed: boolean;
+  /** The request carried the agent's instruction. */
+  instructed: boolean;
+}
+
 /**
  * The ladder for a compaction the agent asked for with an instruction: the summarize stages
  * first, down to 0 (every older turn the stage may take), so the instruction shapes what
  * replaces them even when folding alone would reach the target; then the usual ladder from
- * there while still above target. Without an instruction, or with no summarize stage
+ * there while still above target. When no summary can be written (the summarizer fails or
+ * times out), the `checkpoint` the agent saved with the request replaces the span instead:
+ * text it wrote to its own instruction. Without an instruction, or with no summarize stage
  * configured, it is the usual ladder. Decisions of the two runs apply in order, like stages.
+ * `request`: the stored request (none for a probe's COMPRESS, whose summary has its own instruction).
  */
 export async function runRequestedLadder(
-  input: LadderInput & { instructed: boolean },
-): Promise<LadderOutput> {
-  const { stages, instructed } = input;
+  input: LadderInput & { request: CompactionRequest | undefined },
+): Promise<RequestedLadderOutput> {
+  const { stages, request } = input;
+  const instructed = request?.instruction !== undefined;
+  const checkpoint = request?.checkpoint;
+  let summaryFailed = false;
+  let checkpointUsed = false;
+  const emit: LadderInput['emit'] = (event) => {
+    if (event.type === 'summarizer-failed') summaryFailed = true;
+    input.emit(event);
+  };
   const summarizers = stages.filter((stage) => stageNameOf(stage) === SUMMARIZE);
-  if (!instructed || summarizers.length === 0) return runLadder({ ...input, stages });
-  const first = await runLadder({ ...input, stages: summarizers, target: 0 });
+  if (!instructed || summarizers.length === 0) {
+    const out = await runLadder({ ...input, stages, emit });
+    return { ...out, summaryFailed, checkpointUsed, instructed };
+  }
+  const summarize: LadderInput['summarize'] = async (entries, prior) => {
+    try {
+      return await input.summarize(entries, prior);
+    } catch (error) {
+      // Once: a second span would repeat the same text.
+      if (!checkpoint || checkpointUsed) throw error;
+      checkpointUsed = true;
+      emit({ type: 'summarizer-failed', stage: SUMMARIZE, error: describeError(error) });
+      return `No summary could be written (${describeError(error)}); the checkpoint the agent saved when it asked for this compaction stands for these messages:\n${checkpoint}`;
+    }
+  };
+  const first = await runLadder({ ...input, stages: summarizers, target: 0, summarize, emit });
   const rest = await runLadder({
     ...input,
     entries: first.entries,
     stages,
+    emit,
     noticeTokens: (spans) => input.noticeTokens([...first.spans, ...spans]),
   });
   return {
@@ -35,28 +71,32 @@ export async function runRequestedLadder(
     tokens: rest.tokens,
     decisions: [...first.decisions, ...rest.decisions],
     spans: [...first.spans, ...rest.spans],
+    summaryFailed,
+    checkpointUsed,
+    instructed,
   };
 }
 
 /**
  * Ends the eviction notice of an instructed compaction with what became of the instruction:
- * which span the summary following it replaced, or that none could be written and why.
+ * which span the summary following it (or the agent's checkpoint) replaced, or that neither
+ * could be and why.
  */
-export function tellInstructionOutcome(
-  notices: Notice[],
-  spans: readonly EvictedSpan[],
-  summaryFailed: boolean,
-): void {
+export function tellInstructionOutcome(notices: Notice[], result: RequestedLadderOutput): void {
   const eviction = notices.find((n) => n.type === 'eviction');
-  if (!eviction) return;
-  const summarized = spans.filter((span) => span.stage === SUMMARIZE);
-  const ranges = summarized.map((s) => (s.from === s.to ? `seq ${s.from}` : `seq ${s.from}-${s.to}`));
+  if (!eviction || !result.instructed) return;
+  const summarized = result.spans.filter((span) => span.stage === SUMMARIZE);
+  const ranges = summarized
+    .map((s) => (s.from === s.to ? `seq ${s.from}` : `seq ${s.from}-${s.to}`))
+    .join(', ');
   const line =
-    summarized.length > 0
-      ? `Your compact instruction was followed: the summary of ${ranges.join(', ')} is written to it.`
-      : summaryFailed
-        ? 'Your compact instruction could not be followed: the summarizer failed, so no summary was written; your notes (checkpoint included) hold what you saved.'
-        : 'Your compact instruction could not be followed: no older turns could be summarized.';
+    summarized.length === 0
+      ? result.summaryFailed
+        ? 'Your compact instruction could not be followed: the summarizer failed, so no summary was written; your notes hold what you saved.'
+        : 'Your compact instruction could not be followed: no older turns could be summarized.'
+      : result.checkpointUsed
+        ? `No summary could be written (the summarizer failed): your checkpoint stands for ${ranges}.`
+        : `Your compact instruction was followed: the summary of ${ranges} is written to it.`;
   eviction.text = `${eviction.text}\n${line}`;
 }
 
@@ -104,4 +144,10 @@ export function previewCompaction(
       ? { from: entries[0]!.seq, to: entries.at(-1)!.seq, messages: entries.length, tokens }
       : undefined;
   return { tokens: last.tokens, target, ...(span ? { span } : {}), foldable, summarizes };
+}
+
+/** The stored form of a compaction the agent asked for: the checkpoint matters only with an instruction. */
+export function compactionRequest(instruction?: string, checkpoint?: string): CompactionRequest {
+  if (instruction === undefined) return {};
+  return checkpoint ? { instruction, checkpoint } : { instruction };
 }

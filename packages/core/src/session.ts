@@ -20,7 +20,12 @@ import { PersistedCounts } from './persisted-counts.ts';
 import type { Notice, Prepared, PrepareInput } from './prepared.ts';
 import { probeIfDue, probeScheduleOf, recordSelfCompaction, spanSummarizer } from './probe-step.ts';
 import { distinctKeys, repairTranscript } from './repair.ts';
-import { previewCompaction, runRequestedLadder, tellInstructionOutcome } from './requested-compaction.ts';
+import {
+  compactionRequest,
+  previewCompaction,
+  runRequestedLadder,
+  tellInstructionOutcome,
+} from './requested-compaction.ts';
 import { SessionRecord } from './session-record.ts';
 import type { Entry } from './transcript.ts';
 
@@ -60,7 +65,6 @@ export class Session {
   private readonly calibration: SessionCalibration;
   /** The last request's uncalibrated and calibrated size (what usage reports calibrate against). */
   private lastRawTotal = 0;
-  private lastTokens = 0;
   /** The last projection and its size: what the compact tool's answer previews. */
   private lastView: { entries: Entry[]; pinPolicy: PinPolicy; tokens: number } | undefined;
 
@@ -85,7 +89,7 @@ export class Session {
     this.tools = createAgentTools({
       notes: this.notes,
       archive: this.archive,
-      requestCompaction: (instruction) => this.requestCompactionDurably(instruction),
+      requestCompaction: (instruction, checkpoint) => this.requestCompactionDurably(instruction, checkpoint),
       noteWritten: (before, after) => this.recordNoteWritten(before, after),
       compactionPreview: () => previewCompaction(this.lastView, this.budget.engine, this.calibration.counter),
       recallLimit: () => this.budget.recallLimit(),
@@ -93,10 +97,10 @@ export class Session {
   }
 
   /** The compact tool's path: the request is stored at once, so another worker's next call honours it. */
-  private async requestCompactionDurably(instruction: string | undefined): Promise<void> {
+  private async requestCompactionDurably(instruction?: string, checkpoint?: string): Promise<void> {
     const quiet = () => undefined;
     await this.record.load(quiet);
-    this.requestCompaction(instruction);
+    this.requestCompaction(instruction, checkpoint);
     if (this.record.loaded) await this.record.persistState(quiet);
   }
 
@@ -109,9 +113,9 @@ export class Session {
     if (this.record.loaded) await this.record.persistState(quiet);
   }
 
-  /** Asks for a compaction down to `targetAt` before the next model call, guided by `instruction`. */
-  requestCompaction(instruction?: string): void {
-    this.record.state.pendingCompaction = instruction === undefined ? {} : { instruction };
+  /** Asks for a compaction before the next model call, summarised to `instruction` (or else replaced by `checkpoint`). */
+  requestCompaction(instruction?: string, checkpoint?: string): void {
+    this.record.state.pendingCompaction = compactionRequest(instruction, checkpoint);
     this.record.touch();
   }
 
@@ -141,7 +145,7 @@ export class Session {
     if (report.tokens !== undefined) this.calibration.observe(record, this.lastRawTotal, report.tokens);
     if (record.state.overflowStreak >= 2) {
       const reason = `the provider rejected the request as too long twice in a row (${report.message})`;
-      const tokens = report.tokens ?? this.lastTokens;
+      const tokens = report.tokens ?? this.lastView?.tokens ?? 0;
       const checkpointRef = await checkpointSession(
         this.budget.engine,
         record,
@@ -297,11 +301,9 @@ export class Session {
     if (plan.run) {
       // A compaction re-renders the notes block, so the ladder sizes against the notes as they are now.
       const overhead = measure.overhead(joinBlocks(host, currentNotes ?? notes.block));
-      let summaryFailed = false;
-      // The agent's instruction shapes a summary even when folding alone would reach the target.
-      const instructed = !early && request?.instruction !== undefined;
       const result = await runRequestedLadder({
-        instructed,
+        // The agent's instruction shapes a summary even when folding alone would reach the target.
+        request: early ? undefined : request,
         entries: projection,
         // A probe's COMPRESS condenses the whole closed unit: the summarize stage alone.
         stages: early ? engine.summarizeStages : engine.stages,
@@ -316,10 +318,7 @@ export class Session {
         summarize: spanSummarizer(engine, input.model, (text) => measure.text(text), request?.instruction),
         noticeTokens: (spans) =>
           spans.length === 0 ? 0 : measure.text(renderNotices(compactionNotices(spans, before, budget))) + 8,
-        emit: (event) => {
-          if (event.type === 'summarizer-failed') summaryFailed = true;
-          emit(event);
-        },
+        emit,
       });
       bindToContent(result.decisions, repaired.entries);
       // The backstop's own compactions must repay the cache write they cause. Requested ones
@@ -332,7 +331,7 @@ export class Session {
         measure.text(warningNotice(before, budget, options.compactAt * budget).text);
       const gated = request === undefined && before + noticeRoom <= budget;
       const repays = before - result.tokens >= minGain(options);
-      if (early && summaryFailed) {
+      if (early && result.summaryFailed) {
         // An optional compaction whose summary failed is not worth a half-done context change.
         emit({
           type: 'self-compaction-abandoned',
@@ -351,7 +350,7 @@ export class Session {
         measure.setProjection(projection);
         outcome = 'compacted';
         notices.push(...compactionNotices(result.spans, before - result.tokens, budget));
-        if (instructed) tellInstructionOutcome(notices, result.spans, summaryFailed);
+        tellInstructionOutcome(notices, result);
         if (schedule) recordSelfCompaction(engine, schedule, { early, before, result }, emit);
       }
       if (request === undefined) {
@@ -418,7 +417,6 @@ export class Session {
     await record.persistState(emit);
     await Promise.all([this.counts.save(projection, emit), engine.calibrationSeed.save(emit)]);
     this.lastRawTotal = raw;
-    this.lastTokens = after;
     this.lastView = { entries: projection, pinPolicy, tokens: after };
     return prepared;
   }
