@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BatonToolError } from './agent-tools.ts';
 import { createBaton } from './baton.ts';
+import { foldToolResults } from './stages/index.ts';
 import { memoryStore } from './stores/memory-store.ts';
 import type { SummarizerInput } from './summarizer.ts';
 import { createEntry, type Entry } from './transcript.ts';
@@ -197,6 +198,21 @@ describe('agent tools', () => {
     expect(eviction?.text).toMatch(
       /No summary could be written \(the summarizer failed\): your checkpoint stands for seq \d+-\d+\.$/,
     );
+  });
+
+  it('compact: with no summarize stage configured, says the instruction cannot shape a summary', async () => {
+    const baton = createBaton({ contextWindow: 30_000, stages: [foldToolResults()] });
+    const session = baton.session('fold-only');
+    const before = await session.prepare({ entries: toolHistory(20) });
+    const answer = (await tool(session, 'compact').execute({ instruction: 'keep file names' })) as {
+      message: string;
+    };
+    const target = Math.round(before.tokens.after / 2).toLocaleString('en-US');
+    expect(answer.message).toContain(`until the context is at most about ${target} tokens.`);
+    expect(answer.message).toContain(
+      'Your instruction cannot shape a summary: no summarize stage is configured; your notes carry what you keep.',
+    );
+    expect(answer.message).not.toContain('follows your instruction');
   });
 
   it('compact: says so, and schedules nothing, when nothing is left to compact', async () => {
