@@ -11,7 +11,14 @@ import {
 } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { BatonSessionError, createBaton, type HostMessage, toEntries } from './index.ts';
+import {
+  type BatonEvent,
+  BatonSessionError,
+  createBaton,
+  type HostMessage,
+  type SummarizerInput,
+  toEntries,
+} from './index.ts';
 
 const SKILL = `SKILL-DOC: release checklist\n${filler(1_500, 7)}\nSKILL-END`;
 
@@ -113,6 +120,68 @@ describe('@baton/ai-sdk middleware through generateText', () => {
     const last7 = prompts[7]!.at(-1)!;
     expect(last7.role).toBe('user');
     expect(JSON.stringify(last7.content)).toContain('Context was compacted before this step');
+  });
+
+  it('compact({ instruction }): the next prompt holds a summary that follows it, where folding alone would reach the target, and the reply has true numbers', async () => {
+    const run = async (input: { instruction?: string }) => {
+      const events: BatonEvent[] = [];
+      const summarizerInputs: SummarizerInput[] = [];
+      const baton = createBaton({
+        contextWindow: 32_000,
+        onEvent: (event) => events.push(event),
+        summarizer: async (given) => {
+          summarizerInputs.push(given);
+          return `KEPT AS ASKED: ${given.instruction}`;
+        },
+      });
+      const { model, prompts, usages } = scriptedModel(({ step }) => {
+        if (step === 10) return { calls: [{ name: 'compact', input }] };
+        if (step === 12) return { text: 'ok' };
+        return { calls: [{ name: 'read_file', input: { path: `f${step}.ts` } }] };
+      });
+      await generateText({
+        model: wrapLanguageModel({ model, middleware: baton.session('compact-instruction').middleware }),
+        tools: { ...workTools, ...baton.session('compact-instruction').tools },
+        stopWhen: stepCountIs(20),
+        prompt: 'Read files.',
+      });
+      const stages = events.flatMap((e) => (e.type === 'stage-completed' ? [e.stage] : []));
+      return { baton, prompts, usages, stages, summarizerInputs };
+    };
+    // Without an instruction the same history compacts by folding alone.
+    const plain = await run({});
+    expect(plain.stages).toEqual(['fold-tool-results']);
+    expect(plain.summarizerInputs).toHaveLength(0);
+
+    const { baton, prompts, usages, stages, summarizerInputs } = await run({
+      instruction: 'keep file names',
+    });
+    expect(stages[0]).toBe('summarize');
+    expect(summarizerInputs.length).toBeGreaterThan(0);
+    expect(summarizerInputs.every((i) => i.instruction === 'keep file names')).toBe(true);
+    // What the model reads: the summary following the instruction replaces the older turns…
+    const next = JSON.stringify(prompts[11]);
+    const summary =
+      /\[baton\] Summary of earlier conversation \(seq (\d+)-(\d+), .*? returns them verbatim\):\\nKEPT AS ASKED: keep file names/.exec(
+        next,
+      );
+    expect(summary).not.toBeNull();
+    expect(next).not.toContain('f1.ts\\n');
+    expect(next).toContain('Your compact instruction was followed: the summary of seq');
+    // …and the tool's reply it read said so, with the numbers of the prompt before.
+    const reply =
+      /The context is about ([\d,]+) tokens now\. Before your next step, messages seq (\d+)-(\d+) \(\d+ messages, about [\d,]+ tokens\) will be replaced by a summary that follows your instruction; then, if the context is still above ([\d,]+) tokens/.exec(
+        next,
+      );
+    expect(reply).not.toBeNull();
+    const [, tokensText, from, to, targetText] = reply!;
+    const tokens = Number(tokensText!.replaceAll(',', ''));
+    const { targetAt, inputBudget } = baton.core.options;
+    expect(Math.abs(tokens - usages[10]!) / usages[10]!).toBeLessThan(0.05);
+    expect(Number(targetText!.replaceAll(',', ''))).toBe(
+      Math.round(Math.min(targetAt * inputBudget, tokens / 2)),
+    );
+    expect([from, to]).toEqual([summary![1], summary![2]]);
   });
 
   it('recovers a context-overflow error once by compacting harder, then ends in unfit without throwing', async () => {

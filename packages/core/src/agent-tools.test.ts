@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BatonToolError } from './agent-tools.ts';
 import { createBaton } from './baton.ts';
+import { foldToolResults } from './stages/index.ts';
 import { memoryStore } from './stores/memory-store.ts';
 import type { SummarizerInput } from './summarizer.ts';
 import { createEntry, type Entry } from './transcript.ts';
@@ -101,36 +102,134 @@ describe('agent tools', () => {
     });
   });
 
-  it('compact: saves the checkpoint to notes at once and compacts before the next call with the instruction', async () => {
+  it('compact: saves the checkpoint, and its instruction shapes the summary even when folding alone reaches the target', async () => {
     const inputs: SummarizerInput[] = [];
     const baton = createBaton({
       contextWindow: 30_000,
       summarizer: async (input) => {
         inputs.push(input);
-        return 'summary';
+        return `KEPT AS ASKED: ${input.instruction}`;
       },
     });
-    const session = baton.session('s');
     const history = toolHistory(20);
+    // Without an instruction, folding alone reaches the target: no summary is written.
+    const plain = baton.session('plain');
+    await plain.prepare({ entries: history });
+    await tool(plain, 'compact').execute({});
+    const folded = await plain.prepare({ entries: history });
+    expect(folded.outcome).toBe('compacted');
+    expect(inputs).toHaveLength(0);
+    expect(folded.events.filter((e) => e.type === 'stage-completed').map((e) => e.stage)).toEqual([
+      'fold-tool-results',
+    ]);
+
+    const session = baton.session('s');
     const before = await session.prepare({ entries: history });
     expect(before.outcome).toBe('ok');
     const answer = (await tool(session, 'compact').execute({
       instruction: 'keep file names',
       checkpoint: 'read 20 files; next: fix',
-    })) as { message: string };
-    expect(answer.message).toMatch(/Checkpoint saved to your notes .*Compaction runs before your next step/);
+    })) as { message: string; tokens: number; target: number; span: { from: number; to: number } };
+    // True numbers: the context as it is and the target this request aims at (half of it here).
+    const target = Math.min(baton.options.targetAt * baton.options.inputBudget, before.tokens.after * 0.5);
+    expect(answer).toMatchObject({ scheduled: true, tokens: before.tokens.after, target });
+    expect(answer.message).toContain(
+      `The context is about ${before.tokens.after.toLocaleString('en-US')} tokens now.`,
+    );
+    expect(answer.message).toContain(`above ${Math.round(target).toLocaleString('en-US')} tokens`);
+    expect(answer.message).toMatch(
+      /^Checkpoint saved to your notes .* messages seq 1-\d+ \(\d+ messages, about [\d,]+ tokens\) will be replaced by a summary that follows your instruction/,
+    );
     expect(await session.notes.read('checkpoint')).toEqual({
       name: 'checkpoint',
       text: 'read 20 files; next: fix',
     });
     const after = await session.prepare({ entries: history });
     expect(after.outcome).toBe('compacted');
-    expect(after.tokens.after).toBeLessThanOrEqual(baton.options.targetAt * baton.options.inputBudget);
+    expect(after.tokens.after).toBeLessThanOrEqual(target);
     expect(after.system).toContain('read 20 files; next: fix');
-    expect(after.notices.some((n) => n.type === 'eviction')).toBe(true);
+    // The summarizer ran, with the instruction, and its text replaces the span in the projection.
+    expect(inputs.length).toBeGreaterThan(0);
     expect(inputs.every((i) => i.instruction === 'keep file names')).toBe(true);
+    const summary = after.entries.find((e) => e.meta?.synthetic === 'summary');
+    expect(summary?.parts).toEqual([
+      { type: 'text', text: expect.stringContaining('KEPT AS ASKED: keep file names') },
+    ]);
+    const eviction = after.notices.find((n) => n.type === 'eviction');
+    expect(eviction?.text).toMatch(
+      new RegExp(
+        `Your compact instruction was followed: the summary of seq ${answer.span.from}-\\d+ is written to it\\.$`,
+      ),
+    );
     // Only once: the following call does not compact again.
     expect((await session.prepare({ entries: history })).outcome).toBe('ok');
+  });
+
+  it('compact: when no summary can be written, the checkpoint the agent wrote with its instruction replaces the span', async () => {
+    const baton = createBaton({
+      contextWindow: 30_000,
+      summarizer: async () => {
+        throw new Error('model down');
+      },
+    });
+    const history = toolHistory(20);
+    const session = baton.session('down');
+    await session.prepare({ entries: history });
+    const answer = (await tool(session, 'compact').execute({
+      instruction: 'keep file names',
+      checkpoint: 'FILES: r0..r19; next: fix r7',
+    })) as { message: string };
+    expect(answer.message).toContain('(by your checkpoint if no summary can be written)');
+    const after = await session.prepare({ entries: history });
+    expect(after.outcome).toBe('compacted');
+    expect(after.events).toContainEqual(
+      expect.objectContaining({ type: 'summarizer-failed', error: expect.stringContaining('model down') }),
+    );
+    const replaced = after.entries.find((e) => e.meta?.synthetic === 'summary');
+    expect(replaced?.parts).toEqual([
+      {
+        type: 'text',
+        text: expect.stringMatching(
+          /No summary could be written \(.*model down.*\); the checkpoint the agent saved when it asked for this compaction stands for these messages:\nFILES: r0\.\.r19; next: fix r7/,
+        ),
+      },
+    ]);
+    const eviction = after.notices.find((n) => n.type === 'eviction');
+    expect(eviction?.text).toMatch(
+      /No summary could be written \(the summarizer failed\): your checkpoint stands for seq \d+-\d+\.$/,
+    );
+  });
+
+  it('compact: with no summarize stage configured, says the instruction cannot shape a summary', async () => {
+    const baton = createBaton({ contextWindow: 30_000, stages: [foldToolResults()] });
+    const session = baton.session('fold-only');
+    const before = await session.prepare({ entries: toolHistory(20) });
+    const answer = (await tool(session, 'compact').execute({ instruction: 'keep file names' })) as {
+      message: string;
+    };
+    const target = Math.round(before.tokens.after / 2).toLocaleString('en-US');
+    expect(answer.message).toContain(`until the context is at most about ${target} tokens.`);
+    expect(answer.message).toContain(
+      'Your instruction cannot shape a summary: no summarize stage is configured; your notes carry what you keep.',
+    );
+    expect(answer.message).not.toContain('follows your instruction');
+  });
+
+  it('compact: says so, and schedules nothing, when nothing is left to compact', async () => {
+    const session = createBaton({ contextWindow: 30_000 }).session('short');
+    const history = [createEntry(0, 'user', 'OPENING'), createEntry(1, 'assistant', 'ok')];
+    const before = await session.prepare({ entries: history });
+    const answer = (await tool(session, 'compact').execute({ instruction: 'keep it' })) as {
+      scheduled: boolean;
+      message: string;
+    };
+    expect(answer.scheduled).toBe(false);
+    expect(answer.message).toBe(
+      `Nothing to compact: the context (about ${before.tokens.after} tokens) holds only your newest turns, pinned tool results and the current request, which compaction keeps. No compaction was scheduled.`,
+    );
+    const next = await session.prepare({ entries: history });
+    expect(next.outcome).toBe('ok');
+    expect(next.events.some((e) => e.type === 'stage-completed')).toBe(false);
   });
 
   it('recall: by ref, range and query, paged, framed as data, scoped to the session', async () => {

@@ -2,6 +2,7 @@ import { z } from 'zod/v4';
 import type { ArchiveApi } from './archive.ts';
 import { type NotesApi, NotesError, renderNotes } from './notes.ts';
 import { RecallError, recall, recallInputSchema } from './recall.ts';
+import type { CompactionPreview } from './requested-compaction.ts';
 
 /**
  * A tool the agent calls, in no framework's idiom: adapters wrap it as an AI SDK `tool()`,
@@ -65,14 +66,14 @@ export interface AgentToolDeps {
   archive: ArchiveApi;
   /** Asks for compaction before the next model call. */
   /** Records the request durably, so whichever worker makes the next call compacts. */
-  requestCompaction(instruction: string | undefined): void | Promise<void>;
+  requestCompaction(instruction: string | undefined, checkpoint: string | undefined): void | Promise<void>;
   /**
    * The agent changed its notes through this tool (rendered before and after): its history
    * shows the change, so the cached notes block need not change before the next compaction.
    */
   noteWritten?(before: string, after: string): void | Promise<void>;
-  /** Tokens now and the target compaction will aim for, for the compact tool's answer. */
-  budgetNow(): { tokens: number; target: number };
+  /** What a compaction asked for now can take (from the last projection), for the compact tool's answer. */
+  compactionPreview(): CompactionPreview;
   recallLimit(): number;
 }
 
@@ -97,6 +98,31 @@ async function guard<T>(tool: string, run: () => Promise<T>): Promise<T> {
       `could not be completed (${error instanceof Error ? error.message : String(error)}); nothing was changed`,
     );
   }
+}
+
+const fmtTokens = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** The compact tool's answer: what the next call will do, with the numbers it starts from. */
+function compactPlan(preview: CompactionPreview, instructed: boolean, checkpoint: boolean): string {
+  const { tokens, target, span, summarizes } = preview;
+  const archived =
+    'archived verbatim; a notice before your next step will list what went and how to recall it.';
+  if (tokens === 0) {
+    return `Compaction runs before your next step${instructed && summarizes ? ': older turns are replaced by a summary following your instruction' : ''} and what goes is ${archived}`;
+  }
+  const now = `The context is about ${fmtTokens(tokens)} tokens now.`;
+  const range = span
+    ? `messages seq ${span.from}-${span.to} (${span.messages} messages, about ${fmtTokens(span.tokens)} tokens)`
+    : undefined;
+  if (instructed && summarizes && range) {
+    return `${now} Before your next step, ${range} will be replaced by a summary that follows your instruction${checkpoint ? ' (by your checkpoint if no summary can be written)' : ''}; then, if the context is still above ${fmtTokens(target)} tokens, older tool results are folded. What goes is ${archived}`;
+  }
+  const why = instructed
+    ? summarizes
+      ? ' Your instruction cannot shape a summary: no older turns are large enough to summarize; your notes carry what you keep.'
+      : ' Your instruction cannot shape a summary: no summarize stage is configured; your notes carry what you keep.'
+    : '';
+  return `${now} Before your next step, older turns${range ? ` (${range})` : ''} are folded, digested or summarised until the context is at most about ${fmtTokens(target)} tokens.${why} What goes is ${archived}`;
 }
 
 /** The three agent tools of a session: notes, compact, recall. */
@@ -144,8 +170,9 @@ export function createAgentTools(deps: AgentToolDeps): NeutralTool[] {
   const compactTool: NeutralTool<z.infer<typeof compactInputSchema>> = {
     name: 'compact',
     description:
-      'Compact your context now, at a moment you choose (a closed unit of work is a good one). Older turns are summarised ' +
-      '(guided by your instruction) and archived for recall before your next step. Pass a checkpoint to save it to your notes first.',
+      'Compact your context now, at a moment you choose (a closed unit of work is a good one). Before your next step older turns ' +
+      'are replaced by a summary written to your instruction (what to keep) and archived verbatim for recall. Pass a checkpoint to save it to your notes first. ' +
+      'The answer says which turns will go and the token counts.',
     inputSchema: compactInputSchema,
     execute: (input) =>
       guard('compact', async () => {
@@ -156,14 +183,21 @@ export function createAgentTools(deps: AgentToolDeps): NeutralTool[] {
           'compact takes { "instruction"?: string, "checkpoint"?: string }',
         );
         if (args.checkpoint) await deps.notes.write('checkpoint', args.checkpoint);
-        await deps.requestCompaction(args.instruction);
-        const { tokens, target } = deps.budgetNow();
+        const saved = args.checkpoint ? 'Checkpoint saved to your notes (section "checkpoint"). ' : '';
+        const preview = deps.compactionPreview();
+        if (preview.tokens > 0 && !preview.span && preview.foldable === 0) {
+          // Told plainly rather than scheduled: the next call would find nothing to take.
+          return {
+            scheduled: false,
+            tokens: preview.tokens,
+            message: `${saved}Nothing to compact: the context (about ${fmtTokens(preview.tokens)} tokens) holds only your newest turns, pinned tool results and the current request, which compaction keeps. No compaction was scheduled.`,
+          };
+        }
+        await deps.requestCompaction(args.instruction, args.checkpoint);
         return {
           scheduled: true,
-          message:
-            `${args.checkpoint ? 'Checkpoint saved to your notes (section "checkpoint"). ' : ''}Compaction runs before your next step: ` +
-            `context goes from about ${tokens} tokens toward ${Math.round(target)}; older turns are summarised${args.instruction ? ' following your instruction' : ''} ` +
-            'and archived verbatim, and a notice will list what was evicted and how to recall it.',
+          ...preview,
+          message: `${saved}${compactPlan(preview, args.instruction !== undefined, args.checkpoint !== undefined)}`,
         };
       }),
   };

@@ -5,7 +5,8 @@ export interface SessionState {
   /** A warning was shown in this episode; re-armed when a compaction brings the context below warnAt. */
   warned: boolean;
   /** The agent (compact tool) or an overflow asked for compaction before the next call. */
-  pendingCompaction?: { instruction?: string; tighten?: number };
+  /** `checkpoint`: what the agent saved with an instructed request, the span's text if no summary can be written. */
+  pendingCompaction?: { instruction?: string; tighten?: number; checkpoint?: string };
   /** The last call ended unfit: the next call carries a notice about it. */
   unfit?: { reason: string; checkpointRef: string; tokens: number; budget: number };
   /** Provider overflows since the last successful call. */

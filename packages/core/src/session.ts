@@ -11,7 +11,6 @@ import { describeError } from './errors.ts';
 import type { BatonEvent, BatonEventBody } from './events.ts';
 import { type FloorHolders, floorHolders, floorNotice } from './floor.ts';
 import { type PinPolicy, windowPolicy } from './groups.ts';
-import { runLadder } from './ladder.ts';
 import { applyLedger, bindToContent } from './ledger.ts';
 import { Notes, type NotesApi, renderNotes } from './notes.ts';
 import { HOST_SHOWS_NOTES, noteWritten, placeNotes } from './notes-placement.ts';
@@ -28,6 +27,12 @@ import { PersistedCounts } from './persisted-counts.ts';
 import type { Notice, Prepared, PrepareInput } from './prepared.ts';
 import { probeIfDue, probeScheduleOf, recordSelfCompaction, spanSummarizer } from './probe-step.ts';
 import { distinctKeys, repairTranscript } from './repair.ts';
+import {
+  compactionRequest,
+  previewCompaction,
+  runRequestedLadder,
+  tellInstructionOutcome,
+} from './requested-compaction.ts';
 import { SessionRecord } from './session-record.ts';
 import type { Entry } from './transcript.ts';
 
@@ -67,7 +72,8 @@ export class Session {
   private readonly calibration: SessionCalibration;
   /** The last request's uncalibrated and calibrated size (what usage reports calibrate against). */
   private lastRawTotal = 0;
-  private lastTokens = 0;
+  /** The last projection and its size: what the compact tool's answer previews. */
+  private lastView: { entries: Entry[]; pinPolicy: PinPolicy; tokens: number } | undefined;
 
   constructor(id: string, base: BaseEngine) {
     this.id = id;
@@ -90,18 +96,18 @@ export class Session {
     this.tools = createAgentTools({
       notes: this.notes,
       archive: this.archive,
-      requestCompaction: (instruction) => this.requestCompactionDurably(instruction),
+      requestCompaction: (instruction, checkpoint) => this.requestCompactionDurably(instruction, checkpoint),
       noteWritten: (before, after) => this.recordNoteWritten(before, after),
-      budgetNow: () => ({ tokens: this.lastTokens, target: this.budget.target() }),
+      compactionPreview: () => previewCompaction(this.lastView, this.budget.engine, this.calibration.counter),
       recallLimit: () => this.budget.recallLimit(),
     });
   }
 
   /** The compact tool's path: the request is stored at once, so another worker's next call honours it. */
-  private async requestCompactionDurably(instruction: string | undefined): Promise<void> {
+  private async requestCompactionDurably(instruction?: string, checkpoint?: string): Promise<void> {
     const quiet = () => undefined;
     await this.record.load(quiet);
-    this.requestCompaction(instruction);
+    this.requestCompaction(instruction, checkpoint);
     if (this.record.loaded) await this.record.persistState(quiet);
   }
 
@@ -114,9 +120,9 @@ export class Session {
     if (this.record.loaded) await this.record.persistState(quiet);
   }
 
-  /** Asks for a compaction down to `targetAt` before the next model call, guided by `instruction`. */
-  requestCompaction(instruction?: string): void {
-    this.record.state.pendingCompaction = instruction === undefined ? {} : { instruction };
+  /** Asks for a compaction before the next model call, summarised to `instruction` (or else replaced by `checkpoint`). */
+  requestCompaction(instruction?: string, checkpoint?: string): void {
+    this.record.state.pendingCompaction = compactionRequest(instruction, checkpoint);
     this.record.touch();
   }
 
@@ -146,7 +152,7 @@ export class Session {
     if (report.tokens !== undefined) this.calibration.observe(record, this.lastRawTotal, report.tokens);
     if (record.state.overflowStreak >= 2) {
       const reason = `the provider rejected the request as too long twice in a row (${report.message})`;
-      const tokens = report.tokens ?? this.lastTokens;
+      const tokens = report.tokens ?? this.lastView?.tokens ?? 0;
       const checkpointRef = await checkpointSession(
         this.budget.engine,
         record,
@@ -303,8 +309,9 @@ export class Session {
     if (plan.run) {
       // A compaction re-renders the notes block, so the ladder sizes against the notes as they are now.
       const overhead = measure.overhead(joinBlocks(host, currentNotes ?? notes.block));
-      let summaryFailed = false;
-      const result = await runLadder({
+      const result = await runRequestedLadder({
+        // The agent's instruction shapes a summary even when folding alone would reach the target.
+        request: early ? undefined : request,
         entries: projection,
         // A probe's COMPRESS condenses the whole closed unit: the summarize stage alone.
         stages: early ? engine.summarizeStages : engine.stages,
@@ -319,10 +326,7 @@ export class Session {
         summarize: spanSummarizer(engine, input.model, (text) => measure.text(text), request?.instruction),
         noticeTokens: (spans) =>
           spans.length === 0 ? 0 : measure.text(renderNotices(compactionNotices(spans, before, budget))) + 8,
-        emit: (event) => {
-          if (event.type === 'summarizer-failed') summaryFailed = true;
-          emit(event);
-        },
+        emit,
       });
       bindToContent(result.decisions, repaired.entries);
       // The backstop's own compactions must repay the cache write they cause. Requested ones
@@ -335,7 +339,7 @@ export class Session {
         measure.text(warningNotice(before, budget, options.compactAt * budget).text);
       const gated = request === undefined && before + noticeRoom <= budget;
       const repays = before - result.tokens >= minGain(options);
-      if (early && summaryFailed) {
+      if (early && result.summaryFailed) {
         // An optional compaction whose summary failed is not worth a half-done context change.
         emit({
           type: 'self-compaction-abandoned',
@@ -354,6 +358,7 @@ export class Session {
         measure.setProjection(projection);
         outcome = 'compacted';
         notices.push(...compactionNotices(result.spans, before - result.tokens, budget));
+        tellInstructionOutcome(notices, result);
         if (schedule) recordSelfCompaction(engine, schedule, { early, before, result }, emit);
       }
       if (request === undefined) {
@@ -420,7 +425,7 @@ export class Session {
     await record.persistState(emit);
     await Promise.all([this.counts.save(projection, emit), engine.calibrationSeed.save(emit)]);
     this.lastRawTotal = raw;
-    this.lastTokens = after;
+    this.lastView = { entries: projection, pinPolicy, tokens: after };
     return prepared;
   }
 

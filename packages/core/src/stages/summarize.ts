@@ -11,7 +11,8 @@ export interface SummarizeOptions {
   keepRecentGroups?: number;
 }
 
-const MIN_SPAN_TOKENS = 256;
+/** A span smaller than this frees nothing a summary would not cost back. */
+export const MIN_SPAN_TOKENS = 256;
 
 export const SUMMARY_HEADER = '[baton] Summary of earlier conversation';
 const NAMES_PREFIX = 'Names in these messages: ';
@@ -34,7 +35,7 @@ const syntheticTokens = (run: readonly Group[], count: (entry: Entry) => number)
     .reduce((sum, g) => sum + g.entries.reduce((s, e) => s + count(e), 0), 0);
 
 /** Runs of adjacent groups the summarize stage may take, oldest first. */
-function eligibleRuns(groups: readonly Group[], keepRecent: number): Group[][] {
+export function eligibleRuns(groups: readonly Group[], keepRecent: number): Group[][] {
   const runs: Group[][] = [];
   let run: Group[] = [];
   const limit = groups.length - keepRecent;
