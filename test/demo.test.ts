@@ -38,6 +38,13 @@ describe('pnpm demo (end to end)', () => {
       'agent   recall(',
     ])
       expect(stdout, feature).toContain(feature);
+    // The step that previews the oversized result destroys nothing first: truncating older
+    // context cannot make room for a result larger than the whole window.
+    const degradeStep = /step\s+(\d+)\s+ladder\s+degrade/.exec(stdout)?.[1];
+    expect(degradeStep, 'a degrade step').toBeDefined();
+    const sameStep = stdout.split('\n').filter((l) => new RegExp(`step\\s+${degradeStep}\\s`).test(l));
+    expect(sameStep.join('\n')).toContain('more than the whole window');
+    expect(sameStep.join('\n')).not.toContain('truncate-oldest');
     expect(stdout).toContain('Fixed: the timezone offset is applied twice');
     expect(stdout).toMatch(/Baton\s+peak\s+[\d,]+\s+over budget\s+0\s+opening request lost\s+0/);
     expect(readFileSync(report, 'utf8')).toContain('<polyline class="series baton"');

@@ -2,6 +2,7 @@ import { checkDecisions } from './decision-shape.ts';
 import { describeError } from './errors.ts';
 import type { BatonEventBody } from './events.ts';
 import { buildGroups, type PinPolicy } from './groups.ts';
+import { degradesFirst, isDestructive } from './ladder-order.ts';
 import { applyLedger, type Decision } from './ledger.ts';
 import type { EvictedSpan } from './notices.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -66,8 +67,8 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
   let tokens = total(entries);
   const decisions: Decision[] = [];
 
-  for (const stage of input.stages) {
-    if (tokens <= input.target) break;
+  /** Runs one stage; `only` keeps the decisions on the entries it accepts (the early degrade's results). */
+  const runStage = async (stage: Stage, only?: (entry: Entry) => boolean): Promise<void> => {
     const name = stageNameOf(stage);
     const groups = buildGroups(entries, input.pinPolicy);
     const ctx: StageContext = {
@@ -92,7 +93,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
         .decisions;
     } catch (error) {
       input.emit({ type: 'stage-failed', stage: name, error: describeError(error) });
-      continue;
+      return;
     }
     // Checked before anything applies it: a custom stage is user code.
     const checked = checkDecisions(returned);
@@ -102,15 +103,21 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
         stage: name,
         error: `[baton] [ladder] rejected: ${checked.problem}`,
       });
-      continue;
+      return;
     }
-    const proposed = checked.decisions;
-    if (proposed.length === 0) continue;
+    const proposed = only
+      ? checked.decisions.filter((decision) => {
+          if (decision.kind !== 'fold') return false;
+          const entry = entries.find((e) => e.key === decision.key);
+          return entry !== undefined && only(entry);
+        })
+      : checked.decisions;
+    if (proposed.length === 0) return;
     const next = applyLedger(entries, proposed, { wholeGroups: false });
     const violation = stageViolation(groups, next, { degrades: stage.degrades === true });
     if (violation) {
       input.emit({ type: 'stage-failed', stage: name, error: `[baton] [ladder] rejected: ${violation}` });
-      continue;
+      return;
     }
     const byKey = new Map(entries.map((e) => [e.key, e]));
     const stageSpans: EvictedSpan[] = [];
@@ -136,7 +143,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
         stage: name,
         reason: `no net gain (${tokens} -> ${nextTokens} tokens)`,
       });
-      continue;
+      return;
     }
     let affected = 0;
     let from = Number.POSITIVE_INFINITY;
@@ -160,6 +167,24 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
       tokensAfter: tokens,
       ...(affected > 0 ? { seqRange: [from, to] as [number, number] } : {}),
     });
+  };
+
+  const order = [...input.stages];
+  for (const [i, stage] of order.entries()) {
+    if (tokens <= input.target) break;
+    // A fresh result too large for the window is previewed before anything older is destroyed:
+    // truncation never drops what a preview would have made room for. Only the results move
+    // ahead; previewing the protected requests stays the residual path.
+    const degrader = order.slice(i + 1).find((later) => later.degrades === true);
+    if (
+      degrader &&
+      isDestructive(stage) &&
+      degradesFirst(buildGroups(entries, input.pinPolicy), tokens, input.budget, input.count)
+    ) {
+      await runStage(degrader, (entry) => entry.role === 'tool');
+      if (tokens <= input.target) break;
+    }
+    await runStage(stage);
   }
   return { entries, tokens, decisions, spans };
 }
