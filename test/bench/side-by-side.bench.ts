@@ -62,13 +62,16 @@ import {
 import {
   BENCH_BUDGET,
   BENCH_WINDOW,
+  backToBackRun,
   benchCorpus,
   benchReplays,
   generatedHistory,
   referenceTokens,
+  revisitingRun,
   toLangChainMessages,
   toModelPrompt,
 } from '../support/bench-histories.ts';
+import type { Transcript } from '../support/transcripts.ts';
 
 /** The replays run at both windows; overhead and token-count error at BENCH_WINDOW. */
 const REPLAY_WINDOWS = [BENCH_WINDOW, 16_000];
@@ -95,6 +98,8 @@ const toPrompt = toModelPrompt;
 
 interface Conversation {
   send(history: readonly OpenAIMessage[]): Promise<Entry[]>;
+  /** Calls so far that compacted (Baton's engine: a call where a stage ran), when the policy compacts. */
+  compactions?(): number;
 }
 interface Variant {
   framework: 'AI SDK' | 'LangChain' | 'Mastra' | 'baseline';
@@ -124,6 +129,8 @@ const generateResult: LanguageModelV4GenerateResult = {
 function aiSdkMock(seen: PromptMessage[][]) {
   return new MockLanguageModelV4({
     doGenerate: async (options: LanguageModelV4CallOptions) => {
+      // Only the newest prompt is read: keeping every one grows without bound on a long run.
+      seen.length = 0;
       seen.push(options.prompt as unknown as PromptMessage[]);
       return generateResult;
     },
@@ -174,13 +181,29 @@ function aiSdkBaton(
   archive: RecordingStore,
   thresholds: { compactAt?: number; targetAt?: number } = {},
 ): Conversation {
+  let stages = 0;
+  let compactions = 0;
   const session = createAiSdkBaton({
     contextWindow: WINDOW,
     store: archive.store,
     summarizer: meteredExtractive(meter),
+    onEvent: (event) => {
+      if (event.type === 'stage-completed') stages++;
+    },
     ...thresholds,
   }).session(`t${threads++}`);
-  return aiSdkConversation((model) => wrapLanguageModel({ model, middleware: session.middleware }));
+  const conversation = aiSdkConversation((model) =>
+    wrapLanguageModel({ model, middleware: session.middleware }),
+  );
+  return {
+    async send(history) {
+      const before = stages;
+      const sent = await conversation.send(history);
+      if (stages > before) compactions++;
+      return sent;
+    },
+    compactions: () => compactions,
+  };
 }
 
 function meteredExtractive(meter: SummaryMeter): Summarizer {
@@ -304,10 +327,13 @@ function fixedInterval(interval: number, meter: SummaryMeter, archive: Recording
     summarizer: meteredExtractive(meter),
   }).session(`interval-${threads++}`);
   let calls = 0;
+  let compactions = 0;
   return {
+    compactions: () => compactions,
     async send(history) {
       if (++calls % interval === 0) session.requestCompaction();
       const prepared = await session.prepare({ entries: fromOpenAIChat(history) });
+      if (prepared.outcome === 'compacted') compactions++;
       return [
         ...(prepared.system ? [createEntry(-1, 'system', prepared.system)] : []),
         ...prepared.entries,
@@ -535,8 +561,21 @@ interface Replayed {
   withoutNewestResult: number;
   /** Calls the variant ended with an error instead of a prompt. */
   failed: number;
-  /** Identifiers the agent went on to use: how many, in the prompt, in the prompt or archived. */
-  retention: { needed: number; inPrompt: number; recallable: number; farInPrompt: number; far: number };
+  /**
+   * Identifiers the agent went on to use: how many, in the prompt, in the prompt or archived;
+   * first seen over 50 messages back (`far`) and over 10 (`beyond10`), and how many of those were in the prompt.
+   */
+  retention: {
+    needed: number;
+    inPrompt: number;
+    recallable: number;
+    farInPrompt: number;
+    far: number;
+    beyond10: number;
+    beyond10InPrompt: number;
+  };
+  /** Calls that compacted, for policies that compact (Baton's engine, or a summarizer call), else undefined. */
+  compactions?: number;
   summarizer: SummaryMeter;
   errors: number[];
 }
@@ -569,8 +608,11 @@ async function measureOverhead(variant: Variant): Promise<Result['overhead']> {
   return overhead;
 }
 
-/** Replays the twelve conversations through one variant at the current WINDOW. */
-async function replayAll(variant: Variant): Promise<Replayed> {
+/** Replays conversations (the twelve real ones unless given) through one variant at the current WINDOW. */
+async function replayAll(
+  variant: Variant,
+  conversations: readonly Transcript[] = replays,
+): Promise<Replayed> {
   const meter: SummaryMeter = { calls: 0, inputTokens: 0 };
   const r: Replayed = {
     window: WINDOW,
@@ -588,16 +630,25 @@ async function replayAll(variant: Variant): Promise<Replayed> {
     billedShareNoBreakpoints: 0,
     withoutNewestResult: 0,
     failed: 0,
-    retention: { needed: 0, inPrompt: 0, recallable: 0, farInPrompt: 0, far: 0 },
+    retention: {
+      needed: 0,
+      inPrompt: 0,
+      recallable: 0,
+      farInPrompt: 0,
+      far: 0,
+      beyond10: 0,
+      beyond10InPrompt: 0,
+    },
     summarizer: meter,
     errors: [],
   };
   let input = 0;
   let cached = 0;
   const billedInput = { input: 0, cached: 0, cachedBare: 0 };
-  for (const transcript of replays) {
+  for (const transcript of conversations) {
     const archive = recordingStore();
     const conversation = variant.conversation(meter, archive);
+    const summariesBefore = meter.calls;
     // One conversation, one provider cache: summaries and model calls share it.
     const meters = newMeters();
     const openingAt = transcript.messages.findIndex((m) => m.role === 'user');
@@ -672,6 +723,15 @@ async function replayAll(variant: Variant): Promise<Replayed> {
     cached += meters.read.totals.cachedTokens;
     r.retention.needed += retention.totals.needed;
     r.retention.inPrompt += retention.totals.inPrompt;
+    for (const distance of ['11 to 50', 'over 50'] as const) {
+      r.retention.beyond10 += retention.totals.byDistance[distance].needed;
+      r.retention.beyond10InPrompt += retention.totals.byDistance[distance].inPrompt;
+    }
+    // A policy that compacts by summarizing compacts once per summarizer call.
+    const compacted =
+      conversation.compactions?.() ??
+      (meter.calls > summariesBefore ? meter.calls - summariesBefore : undefined);
+    if (compacted !== undefined) r.compactions = (r.compactions ?? 0) + compacted;
     // What left the prompt is recallable only if the variant archived it (checked at the end:
     // whatever a prompt lost was archived before that prompt was sent, or never).
     const archived = archive.archived.join('\n');
@@ -687,7 +747,11 @@ async function replayAll(variant: Variant): Promise<Replayed> {
 const results: Result[] = [];
 // BENCH_ONLY=<regex> runs the variants whose name matches (while tuning a policy).
 const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
-for (const variant of variants.filter((v) => !only || only.test(`${v.framework}: ${v.name}`))) {
+// BENCH_LONG_ONLY=1 runs the long runs alone and writes bench/long-runs.md only.
+const longOnly = Boolean(process.env.BENCH_LONG_ONLY);
+for (const variant of variants.filter(
+  (v) => !longOnly && (!only || only.test(`${v.framework}: ${v.name}`)),
+)) {
   progress(`${variant.framework}: ${variant.name}`);
   const overhead = await measureOverhead(variant);
   const byWindow: Replayed[] = [];
@@ -714,6 +778,47 @@ for (const variant of variants.filter((v) => !only || only.test(`${v.framework}:
     byWindow,
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Long runs: thousands of calls, where a policy's steady state shows
+
+/** The long runs: the five transcripts back to back (2,000 and 4,000 messages), and one task that keeps re-reading its start. */
+// BENCH_LONG_RUNS=<regex> runs the long runs whose name matches (to split the section across processes).
+const longOnlyRuns = process.env.BENCH_LONG_RUNS ? new RegExp(process.env.BENCH_LONG_RUNS) : undefined;
+const longRuns = [
+  backToBackRun(transcripts, 2_000),
+  backToBackRun(transcripts, 4_000),
+  revisitingRun(transcripts, 2_000),
+].filter((run) => !longOnlyRuns || longOnlyRuns.test(run.name));
+/** Baton's defaults, the two baselines, and each framework's own tool that keeps a run within its budget. */
+const longVariantNames = new Set([
+  'Baton `middleware`',
+  'delete oldest (sliding window to the budget)',
+  'compaction every 10 calls (Baton ladder, no threshold)',
+  '`prepareStep` + `pruneMessages` (cookbook, chars/4)',
+  '`summarizationMiddleware` (trigger 80% of budget, keep 20)',
+  '`contextEditingMiddleware` (default `ClearToolUsesEdit`)',
+  '`TokenLimiterProcessor` (limit = budget)',
+]);
+const LONG_WINDOWS = [16_000, 32_000];
+const longResults: Array<{ run: string; messages: number; variant: Variant; replayed: Replayed }> = [];
+for (const run of longRuns)
+  for (const window of LONG_WINDOWS)
+    for (const variant of variants.filter(
+      (v) => longVariantNames.has(v.name) && (!only || only.test(`${v.framework}: ${v.name}`)),
+    )) {
+      progress(`long run: ${run.name} at ${window / 1000}k: ${variant.framework}: ${variant.name}`);
+      WINDOW = window;
+      BUDGET = budgetOf(window);
+      longResults.push({
+        run: run.name,
+        messages: run.messages.length,
+        variant,
+        replayed: await replayAll(variant, [run]),
+      });
+    }
+WINDOW = BENCH_WINDOW;
+BUDGET = BENCH_BUDGET;
 
 // ---------------------------------------------------------------------------------------------
 // Output
@@ -750,6 +855,23 @@ const retentionRows = results.flatMap((r) =>
       `| ${r.variant.framework} | ${nameOf(r)} | ${fmt(w.window / 1000)}k | ${w.over} of ${w.calls} | ${pctOf(w.retention.inPrompt, w.retention.needed)} | ${pctOf(w.retention.recallable, w.retention.needed)} | ${pctOf(w.retention.farInPrompt, w.retention.far)} | ${fmt(w.cacheAdjusted)} | ${ratioOf(w)} |`,
   ),
 );
+const longHeader =
+  '| run | window | framework | variant | calls | refs in prompt | first seen over 10 messages back, in prompt | in prompt or recallable | compactions per 100 calls | cache-adjusted, 0.1x reads | vs every 10 calls | calls over budget |';
+const longRows = longResults.map(({ run, messages, variant, replayed: w }) => {
+  const interval = longResults.find(
+    (o) =>
+      o.run === run && o.replayed.window === w.window && o.variant.name.startsWith('compaction every 10'),
+  );
+  return `| ${run} (${fmt(messages)}) | ${fmt(w.window / 1000)}k | ${variant.framework} | ${variant.baton ? `**${variant.name}**` : variant.name} | ${fmt(w.calls)} | ${pctOf(w.retention.inPrompt, w.retention.needed)} | ${pctOf(w.retention.beyond10InPrompt, w.retention.beyond10)} | ${pctOf(w.retention.recallable, w.retention.needed)} | ${w.compactions === undefined ? '–' : ((100 * w.compactions) / w.calls).toFixed(1)} | ${fmt(w.cacheAdjusted)} | ${interval ? `${(w.cacheAdjusted / interval.replayed.cacheAdjusted).toFixed(2)}x` : 'n/a'} | ${w.over} |`;
+});
+const longMarkdown = `## Long runs
+
+Measured ${date} on ${machine}. Conversations of thousands of calls built from \`../shared/corpus/transcripts\` (\`test/support/bench-histories.ts\`): the five transcripts back to back, again and again, tool-call ids suffixed per round (\`backToBackRun\`, 2,000 and 4,000 messages), and one task that at the start of every later round re-reads three of the first round's tool calls, results as they were, and the answer that used them (\`revisitingRun\`, 2,000 messages), each replayed as one agent loop (a model call before every assistant message) at windows of ${LONG_WINDOWS.map((w) => fmt(w)).join(' and ')} tokens. Refs: as below (\`referenceRetention\`); first seen over 10 messages back: the references whose first tool result or user message lies more than 10 messages before the call. Compactions: calls where Baton's engine ran a stage, or where a summarizing tool summarized; '–' for policies that edit every prompt. Cost: the cache-adjusted column below (core's \`costMeter\`), and that over the fixed-interval policy's on the same run and window.
+
+${longHeader}
+|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+${longRows.join('\n')}
+`;
 const first = results[0]?.byWindow;
 const markdown = `# Baton vs the frameworks' own context tools
 
@@ -774,7 +896,8 @@ When the agent's message at a call uses an identifier (a path, a symbol, an erro
 ${retentionHeader}
 |---|---|---:|---:|---:|---:|---:|---:|---:|
 ${retentionRows.join('\n')}
-`;
+
+${longMarkdown}`;
 
 function chart(): string {
   const W = 900;
@@ -808,7 +931,13 @@ ${bars.join('\n')}
 
 const outDir = fileURLToPath(new URL('../../bench/', import.meta.url));
 mkdirSync(outDir, { recursive: true });
-writeFileSync(`${outDir}results.md`, markdown);
-writeFileSync(`${outDir}results.svg`, chart());
-console.log(markdown);
-progress('wrote bench/results.md and bench/results.svg');
+writeFileSync(`${outDir}long-runs${process.env.BENCH_LONG_RUNS ? '.partial' : ''}.md`, longMarkdown);
+if (longOnly) {
+  console.log(longMarkdown);
+  progress('wrote bench/long-runs.md');
+} else {
+  writeFileSync(`${outDir}results.md`, markdown);
+  writeFileSync(`${outDir}results.svg`, chart());
+  console.log(markdown);
+  progress('wrote bench/results.md, bench/results.svg and bench/long-runs.md');
+}
