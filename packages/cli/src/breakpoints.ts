@@ -35,10 +35,40 @@ export function batonBreakpointPositions(prompt: SentPrompt): number[] {
  * @example meter.bill({ prompt: batonPromptBlocks(prepared, counter) })
  */
 export function batonPromptBlocks(prompt: SentPrompt, counter: TokenCounter): PromptBlock[] {
-  return withBreakpoints(promptBlocks(prompt, counter), batonBreakpointPositions(prompt));
+  let blocks = entryBlocks.get(counter);
+  if (!blocks) {
+    blocks = new WeakMap();
+    entryBlocks.set(counter, blocks);
+  }
+  const known = blocks;
+  const [head = [], tail = []] = [
+    promptBlocks({ ...(prompt.system ? { system: prompt.system } : {}), entries: [] }, counter),
+    promptBlocks({ ...(prompt.trailer ? { trailer: prompt.trailer } : {}), entries: [] }, counter),
+  ];
+  const body = prompt.entries.map((entry) => {
+    let block = known.get(entry);
+    if (!block) {
+      block = promptBlocks({ entries: [entry] }, counter)[0] as PromptBlock;
+      known.set(entry, block);
+    }
+    return block;
+  });
+  return withBreakpoints([...head, ...body, ...tail], batonBreakpointPositions(prompt));
 }
+
+/**
+ * Each entry's block, made once per counter: a replay bills the whole history for the
+ * no-compaction baseline at every call, and the meters keep the last prompts, so blocks made
+ * anew each call were garbage that outlived young collections and grew with the history.
+ */
+const entryBlocks = new WeakMap<TokenCounter, WeakMap<Entry, PromptBlock>>();
 
 /** The same prompt as a host that sets no breakpoints sends it. */
 export function withoutBreakpoints(blocks: readonly PromptBlock[]): PromptBlock[] {
-  return blocks.map(({ breakpoint: _, ...block }) => block);
+  // Unmarked blocks are passed as they are (a copy of each would be garbage per call).
+  return blocks.map((block) => {
+    if (block.breakpoint === undefined) return block;
+    const { breakpoint: _, ...bare } = block;
+    return bare;
+  });
 }

@@ -28,6 +28,23 @@ export interface RetentionTotals extends RetentionCounts {
 const emptyCounts = (): RetentionCounts => ({ needed: 0, inPrompt: 0, recallable: 0 });
 
 /**
+ * Each entry's text, rendered once: a long replay searches the same entries in every prompt of
+ * every policy, and rendering them anew at each call made garbage that grew with the history.
+ */
+const renderedText = new WeakMap<Entry, string>();
+function textOf(entry: Entry): string {
+  let text = renderedText.get(entry);
+  if (text === undefined) {
+    text = entryText(entry);
+    renderedText.set(entry, text);
+  }
+  return text;
+}
+
+/** Where each identifier first appears in a transcript, shared by the policies scored on it. */
+const firstIndexes = new WeakMap<readonly Entry[], Map<string, number>>();
+
+/**
  * Reference retention, measured without a model: when the agent's message at a call uses an
  * identifier (a path, a symbol, an error code, an id, a number, a quoted string) that first
  * appeared in an earlier tool result or user message, the agent needed it there; a policy
@@ -41,7 +58,7 @@ const emptyCounts = (): RetentionCounts => ({ needed: 0, inPrompt: 0, recallable
  * retention.totals.inPrompt / retention.totals.needed;
  */
 export function referenceRetention(entries: readonly Entry[]) {
-  const texts = entries.map((entry) => entryText(entry));
+  const texts = entries.map(textOf);
   const totals: RetentionTotals = {
     ...emptyCounts(),
     byDistance: { 'up to 10': emptyCounts(), '11 to 50': emptyCounts(), 'over 50': emptyCounts() },
@@ -54,7 +71,8 @@ export function referenceRetention(entries: readonly Entry[]) {
    * transcript does not depend on `at`, so each identifier is searched for once, not on every
    * call that uses it (which was quadratic in a long session).
    */
-  const firstIndex = new Map<string, number>();
+  const firstIndex = firstIndexes.get(entries) ?? new Map<string, number>();
+  firstIndexes.set(entries, firstIndex);
   const firstSeen = (identifier: string, at: number): number => {
     let first = firstIndex.get(identifier);
     if (first === undefined) {
@@ -134,9 +152,7 @@ export const retentionShare = (part: number, whole: number): string =>
 
 /** Everything a model receives in one call, as the text the metric searches. */
 export function promptText(prompt: { system?: string; entries: readonly Entry[]; trailer?: string }): string {
-  return [prompt.system ?? '', ...prompt.entries.map((entry) => entryText(entry)), prompt.trailer ?? ''].join(
-    '\n',
-  );
+  return [prompt.system ?? '', ...prompt.entries.map(textOf), prompt.trailer ?? ''].join('\n');
 }
 
 /**

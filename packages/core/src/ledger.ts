@@ -186,3 +186,38 @@ export function bindToContent(decisions: readonly Decision[], history: readonly 
     if (Object.keys(hashes).length > 0) decision.hashes = hashes;
   }
 }
+
+/**
+ * The ledger with the content no projection can show again left out: a fold of a key, or a
+ * replacement entry, that a later decision acts on (later decisions win per key) keeps its key
+ * and loses its text. A summary that absorbed the previous one then holds the only copy of the
+ * older text instead of every generation of it, so a session's ledger (rewritten in the store
+ * at every compaction) grows with the keys it evicted, not with every summary it wrote.
+ * `applyLedger` gives the same projection from the result; spans and the decision count stay.
+ *
+ * @example
+ * const next = { decisions: withoutSuperseded([...ledger.decisions, ...fresh]) };
+ */
+export function withoutSuperseded(decisions: readonly Decision[]): Decision[] {
+  const lastFor = new Map<string, number>();
+  decisions.forEach((decision, i) => {
+    if (decision.kind === 'fold') lastFor.set(decision.key, i);
+    else for (const key of decision.keys) lastFor.set(key, i);
+  });
+  const overridden = (key: string, i: number) => (lastFor.get(key) ?? i) > i;
+  // A fold keeps the rest of the entry it folds (meta, seq): only a replace makes it a bare hop.
+  const absorbed = (key: string, i: number) =>
+    overridden(key, i) && decisions[lastFor.get(key) as number]?.kind === 'replace';
+  return decisions.map((decision, i) => {
+    if (decision.kind === 'fold')
+      return overridden(decision.key, i) && decision.parts.length > 0 ? { ...decision, parts: [] } : decision;
+    // An absorbed replacement is only ever a hop to the decision that absorbed it: its key suffices.
+    if (!decision.entries.some((entry) => absorbed(entry.key, i) && entry.parts.length > 0)) return decision;
+    return {
+      ...decision,
+      entries: decision.entries.map((entry) =>
+        absorbed(entry.key, i) ? { key: entry.key, seq: entry.seq, role: entry.role, parts: [] } : entry,
+      ),
+    };
+  });
+}

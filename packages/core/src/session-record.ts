@@ -1,7 +1,7 @@
 import { ledgerProblem } from './decision-shape.ts';
 import { describeError } from './errors.ts';
 import type { BatonEventBody } from './events.ts';
-import type { Decision, Ledger } from './ledger.ts';
+import { type Decision, type Ledger, withoutSuperseded } from './ledger.ts';
 import type { EvictedSpan } from './notices.ts';
 import { initialState, type SessionState, STATE_NAMESPACE } from './session-state.ts';
 import type { ArchiveRecord, Store } from './store.ts';
@@ -119,7 +119,7 @@ export class SessionRecord {
       emit({ type: 'store-failed', operation: 'appendArchive', error: describeError(error) });
       return false;
     }
-    let next: Ledger = { decisions: [...this.ledger.decisions, ...decisions] };
+    let next: Ledger = { decisions: withoutSuperseded([...this.ledger.decisions, ...decisions]) };
     try {
       let put = await store.putDocument(LEDGER_NAMESPACE, this.id, next, this.ledgerVersion);
       // Another worker committed first: apply these decisions on top of its ledger (later
@@ -132,7 +132,7 @@ export class SessionRecord {
         });
         const current = await store.getDocument<Ledger>(LEDGER_NAMESPACE, this.id);
         this.ledgerVersion = current?.version ?? 0;
-        next = { decisions: [...(current?.value.decisions ?? []), ...decisions] };
+        next = { decisions: withoutSuperseded([...(current?.value.decisions ?? []), ...decisions]) };
         put = await store.putDocument(LEDGER_NAMESPACE, this.id, next, this.ledgerVersion);
       }
       if (put.ok) this.ledgerVersion = put.version;
