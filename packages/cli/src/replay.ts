@@ -24,7 +24,7 @@ import {
 import { batonPromptBlocks, type SentPrompt } from './breakpoints.ts';
 import { heuristicJudge, recordingJudge } from './offline-judge.ts';
 import { SCRIPTED } from './readers/session-file.ts';
-import { promptText, type RetentionTotals, referenceRetention } from './retention.ts';
+import { promptHolds, type RetentionTotals, referenceRetention } from './retention.ts';
 
 export interface ReplayOptions {
   contextWindow?: number;
@@ -255,15 +255,15 @@ export async function replay(
     // What each policy's prompt held of what the agent went on to use. Recall is scored after
     // the loop, against the archives: a prompt lacks only what was archived before it was sent.
     // An unfit step sends nothing, so its prompt retains nothing.
-    retention.baton.record(at, promptText(prepared), {
+    retention.baton.record(at, promptHolds(prepared), {
       overBudget: prepared.tokens.after > budget || prepared.outcome === 'unfit',
     });
     // The whole history: it holds every identifier an earlier message showed.
     retention.none.record(at, () => true, { overBudget: none > budget });
-    retention.interval.record(at, promptText(fixedRun), {
+    retention.interval.record(at, promptHolds(fixedRun), {
       overBudget: fixedRun.tokens.after > budget || fixedRun.outcome === 'unfit',
     });
-    retention.deleteOldest.record(at, promptText({ entries: entries.slice(window.first, at) }), {
+    retention.deleteOldest.record(at, promptHolds({ entries: entries.slice(window.first, at) }), {
       overBudget: window.tokens > budget,
     });
 

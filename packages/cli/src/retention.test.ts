@@ -4,7 +4,7 @@ import { skipUnless } from '@baton/test-support/skip-unless.ts';
 import { CORPUS_MISSING, corpusAvailable, loadReplayCorpus } from '@baton/test-support/transcripts.ts';
 import { describe, expect, it } from 'vitest';
 import { modelCalls } from './replay.ts';
-import { promptText, referenceRetention } from './retention.ts';
+import { promptHolds, promptText, referenceRetention } from './retention.ts';
 
 const call = (seq: number, id: string, input: unknown): Entry =>
   createEntry(seq, 'assistant', [{ type: 'tool-call', id, name: 'run', input }]);
@@ -96,4 +96,22 @@ describe('referenceRetention', () => {
       expect(last / needed).toBeLessThan(0.6);
     },
   );
+});
+
+describe('promptHolds', () => {
+  it('finds what the prompt text holds, message by message, and nothing else', () => {
+    const prompt = { system: 'use make_check', entries: history.slice(2, 5), trailer: 'notice TOK-123' };
+    const text = promptText(prompt);
+    const holds = promptHolds(prompt);
+    for (const identifier of [
+      'make_check',
+      'handleLogin',
+      'auth/token.go',
+      'TOK-123',
+      'ErrExpired',
+      'validateToken',
+    ])
+      expect(holds(identifier), identifier).toBe(text.includes(identifier));
+    expect(holds('ErrExpired')).toBe(false);
+  });
 });

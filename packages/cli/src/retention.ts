@@ -156,6 +156,25 @@ export function promptText(prompt: { system?: string; entries: readonly Entry[];
 }
 
 /**
+ * Whether a prompt holds an identifier, searched message by message: the same answer as
+ * `promptText(prompt).includes(identifier)` for identifiers within one message (none spans a
+ * line break), without building the prompt's text, a large string per call and policy that
+ * made a long replay's memory grow with its calls.
+ *
+ * @example retention.record(at, promptHolds(prepared));
+ */
+export function promptHolds(prompt: {
+  system?: string;
+  entries: readonly Entry[];
+  trailer?: string;
+}): (identifier: string) => boolean {
+  return (identifier) =>
+    (prompt.system ?? '').includes(identifier) ||
+    prompt.entries.some((entry) => textOf(entry).includes(identifier)) ||
+    (prompt.trailer ?? '').includes(identifier);
+}
+
+/**
  * The retention columns of a table explained in one sentence, with how many references were
  * needed; `columns` names the in-prompt and the recallable column as the table heads them.
  *
