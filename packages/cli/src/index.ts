@@ -14,7 +14,8 @@ export {
   TranscriptFormatError,
 } from './formats.ts';
 export { type Inspection, inspectTranscript } from './inspect.ts';
-export { type Io, main, USAGE, UsageError } from './main.ts';
+export type { Io } from './io.ts';
+export { main, USAGE, UsageError } from './main.ts';
 export { heuristicJudge } from './offline-judge.ts';
 export {
   type ReadOptions,

@@ -14,6 +14,7 @@ import { fmt } from './chart.ts';
 import { costNote } from './cost-report.ts';
 import { FORMATS, readSession, type Transcript, TranscriptFormatError } from './formats.ts';
 import { inspectTranscript } from './inspect.ts';
+import type { Io } from './io.ts';
 import { sessionFile } from './readers/session-file.ts';
 import { sqliteTableNames } from './readers/sqlite-file.ts';
 import { modelCalls, REPLAY_SESSION, replay } from './replay.ts';
@@ -120,15 +121,6 @@ function readNotes(transcript: Transcript): string {
   }
   for (const note of transcript.notes ?? []) lines.push(`note: ${printable(note)}`);
   return lines.length > 0 ? `${lines.join('\n')}\n` : '';
-}
-
-export interface Io {
-  out(text: string): void;
-  err(text: string): void;
-  /** A TTY gets a live progress bar; anything else plain lines. */
-  isTTY: boolean;
-  /** Width of that terminal (default 80). */
-  columns?: number;
 }
 
 function parseWindow(raw: string | undefined): number | undefined {

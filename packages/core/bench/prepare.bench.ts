@@ -19,7 +19,7 @@ import {
   type Tokenizer,
   tiktokenTokenizer,
 } from '../src/index.ts';
-import { seededRandom } from '../src/seeded-random.ts';
+import { seededRandom } from '../src/util/seeded-random.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

@@ -1,15 +1,54 @@
-export { BatonToolError, type NeutralTool } from './agent-tools.ts';
-export type { ArchiveApi } from './archive.ts';
-export { type Baton, createBaton, type WindowedSettings, type WindowGiven } from './baton.ts';
+export { BatonToolError, type NeutralTool } from './agent/agent-tools.ts';
+export type { NotesApi } from './agent/notes.ts';
+export { UNFIT_STEP_PREFIX } from './agent/notices.ts';
+export type { RecallInput, RecallResult } from './agent/recall.ts';
+export { type CallBudget, resolveCallBudget } from './budget/call-budget.ts';
+export type { BatonOptions, BatonSettings, ResolvedOptions } from './budget/options.ts';
+export { providerOutputDefault } from './budget/provider-output-defaults.ts';
+export type { BatonEvent, BatonEventBody, BatonEventType, NoticeFacts } from './contracts/events.ts';
+export type {
+  HostModel,
+  ProbeAnswer,
+  ProbeDecision,
+  ProbeJudge,
+  ProbeRequest,
+  ProbeUsage,
+  TextCompletion,
+} from './contracts/host-model.ts';
+export type {
+  CallOutput,
+  Notice,
+  Outcome,
+  Prepared,
+  PreparedToSend,
+  PreparedUnfit,
+  PrepareInput,
+  ToolSchema,
+} from './contracts/prepared.ts';
 export {
-  ANTHROPIC_LOOKBACK_BLOCKS,
-  ANTHROPIC_MAX_BREAKPOINTS,
-  type CacheBreakpoint,
-  type CacheBreakpointInput,
-  cacheBreakpoints,
-  type HostBreakpoint,
-  stablePrefixEnd,
-} from './cache-breakpoints.ts';
+  defineStage,
+  type Stage,
+  type StageContext,
+  type StageOptions,
+  type StageResult,
+} from './contracts/stage.ts';
+export {
+  type ArchiveRecord,
+  compareArchiveRecords,
+  type PutResult,
+  type Store,
+  type VersionedDocument,
+} from './contracts/store.ts';
+export type { Summarizer, SummarizerInput } from './contracts/summarizer.ts';
+export {
+  defaultStages,
+  degrade,
+  dropStaleToolTraffic,
+  foldToolResults,
+  summarize,
+  truncateOldest,
+} from './ladder/stages/index.ts';
+export type { Decision, FoldDecision, Ledger, ReplaceDecision } from './ledger/ledger.ts';
 export {
   type AutomaticCacheRules,
   anthropicCacheRules,
@@ -21,10 +60,7 @@ export {
   type NoCacheRules,
   openaiCacheRules,
   prefixCacheRules,
-} from './cache-rules.ts';
-export { type CallBudget, resolveCallBudget } from './call-budget.ts';
-export { checkedStore, hasLoneSurrogate } from './checked-store.ts';
-export type { Checkpoint } from './checkpoint.ts';
+} from './pricing/cache-rules.ts';
 export {
   type BilledCall,
   type CostMeter,
@@ -35,70 +71,51 @@ export {
   promptBlocks,
   tokenPricing,
   withBreakpoints,
-} from './cost-meter.ts';
-export { BatonConfigError, BatonInputError, BatonModelError, BatonSessionError } from './errors.ts';
-export type { BatonEvent, BatonEventBody, BatonEventType, NoticeFacts } from './events.ts';
-export type { Decision, FoldDecision, Ledger, ReplaceDecision } from './ledger.ts';
-export { lookupModel, MODEL_CATALOG, type ModelInfo, type ModelPricing } from './model-catalog.ts';
-export type { NotesApi } from './notes.ts';
-export { type NoteSection, type NotesBackend, type NotesDocument, storeNotes } from './notes-backend.ts';
-export { UNFIT_STEP_PREFIX } from './notices.ts';
-export { fromOpenAIChat, type OpenAIMessage, type OpenAIToolCall, toOpenAIChat } from './openai-chat.ts';
-export type { BatonOptions, BatonSettings, ResolvedOptions } from './options.ts';
-export { detectContextOverflow, type OverflowReport } from './overflow.ts';
-export type {
-  CallOutput,
-  Notice,
-  Outcome,
-  Prepared,
-  PreparedToSend,
-  PreparedUnfit,
-  PrepareInput,
-} from './prepared.ts';
-export { PROBE_EVIDENCE_MAX_CHARS } from './probe-step.ts';
-export { promptCacheKey } from './prompt-cache-key.ts';
-export { isProviderCompaction, providerCompactionOf } from './provider-context.ts';
-export { providerOutputDefault } from './provider-output-defaults.ts';
-export type { RecallInput, RecallResult } from './recall.ts';
+} from './pricing/cost-meter.ts';
+export { lookupModel, MODEL_CATALOG, type ModelInfo, type ModelPricing } from './pricing/model-catalog.ts';
 export {
-  type ProbeAnswer,
-  type ProbeDecision,
   RUBRICS,
   type Rubric,
   type RubricCriterion,
   type RubricName,
-} from './rubrics.ts';
-export type {
-  HostModel,
-  ProbeJudge,
-  ProbeRequest,
-  ProbeUsage,
-  SelfCompactOptions,
-} from './self-compaction.ts';
-export type { Session } from './session.ts';
-export { defineStage, type Stage, type StageContext, type StageOptions, type StageResult } from './stage.ts';
+} from './probes/rubrics.ts';
+export type { SelfCompactOptions } from './probes/self-compaction.ts';
 export {
-  defaultStages,
-  degrade,
-  dropStaleToolTraffic,
-  foldToolResults,
-  summarize,
-  truncateOldest,
-} from './stages/index.ts';
+  ANTHROPIC_LOOKBACK_BLOCKS,
+  ANTHROPIC_MAX_BREAKPOINTS,
+  type CacheBreakpoint,
+  type CacheBreakpointInput,
+  cacheBreakpoints,
+  type HostBreakpoint,
+  stablePrefixEnd,
+} from './provider/cache-breakpoints.ts';
 export {
-  type ArchiveRecord,
-  compareArchiveRecords,
-  type PutResult,
-  type Store,
-  type VersionedDocument,
-} from './store.ts';
+  fromOpenAIChat,
+  type OpenAIMessage,
+  type OpenAIToolCall,
+  toOpenAIChat,
+} from './provider/openai-chat.ts';
+export { detectContextOverflow, type OverflowReport } from './provider/overflow.ts';
+export { promptCacheKey } from './provider/prompt-cache-key.ts';
+export { type Baton, createBaton, type WindowedSettings, type WindowGiven } from './session/baton.ts';
+export type { Checkpoint } from './session/checkpoint.ts';
+export { PROBE_EVIDENCE_MAX_CHARS } from './session/probe-step.ts';
+export type { Session } from './session/session.ts';
+export type { ArchiveApi } from './stores/archive.ts';
+export { checkedStore, hasLoneSurrogate } from './stores/checked-store.ts';
 export { memoryStore } from './stores/memory-store.ts';
+export {
+  type NoteSection,
+  type NotesBackend,
+  type NotesDocument,
+  storeNotes,
+} from './stores/notes-backend.ts';
 export { type SqliteStoreOptions, sqliteStore } from './stores/sqlite-store.ts';
-export type { Summarizer, SummarizerInput } from './summarizer.ts';
-export { continuationSummarizer, type TextCompletion, VERBATIM_HEADING } from './summarizers/continuation.ts';
+export { continuationSummarizer, VERBATIM_HEADING } from './summarizers/continuation.ts';
 export { extractiveSummarizer } from './summarizers/extractive.ts';
-export { TokenCounter, type ToolSchema } from './token-counter.ts';
-export { type EncodingName, gptTokenizer, type Tokenizer, tiktokenTokenizer } from './tokenizer.ts';
+export { TokenCounter } from './tokens/token-counter.ts';
+export { type EncodingName, gptTokenizer, type Tokenizer, tiktokenTokenizer } from './tokens/tokenizer.ts';
+export { isProviderCompaction, providerCompactionOf } from './transcript/provider-context.ts';
 export {
   createEntry,
   type Entry,
@@ -113,4 +130,5 @@ export {
   type TextPart,
   type ToolCallPart,
   type ToolResultPart,
-} from './transcript.ts';
+} from './transcript/transcript.ts';
+export { BatonConfigError, BatonInputError, BatonModelError, BatonSessionError } from './util/errors.ts';

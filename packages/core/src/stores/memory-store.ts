@@ -1,4 +1,3 @@
-import { checkedStore } from '../checked-store.ts';
 import {
   type ArchiveRecord,
   cloneJson,
@@ -6,8 +5,9 @@ import {
   type PutResult,
   type Store,
   type VersionedDocument,
-} from '../store.ts';
-import { entryText } from '../transcript.ts';
+} from '../contracts/store.ts';
+import { entryText } from '../transcript/transcript.ts';
+import { checkedStore } from './checked-store.ts';
 
 interface IndexedRecord {
   record: ArchiveRecord;

@@ -1,9 +1,9 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod/v4';
-import { checkedStore } from '../checked-store.ts';
-import { BatonConfigError, parseOptions } from '../errors.ts';
-import type { ArchiveRecord, PutResult, Store, VersionedDocument } from '../store.ts';
-import { entryText } from '../transcript.ts';
+import type { ArchiveRecord, PutResult, Store, VersionedDocument } from '../contracts/store.ts';
+import { entryText } from '../transcript/transcript.ts';
+import { BatonConfigError, parseOptions } from '../util/errors.ts';
+import { checkedStore } from './checked-store.ts';
 
 const sqliteStoreOptions = z
   .object({

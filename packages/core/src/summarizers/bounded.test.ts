@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createBaton } from '../baton.ts';
-import type { SummarizerInput } from '../summarizer.ts';
-import { TokenCounter } from '../token-counter.ts';
-import { gptTokenizer } from '../tokenizer.ts';
-import { createEntry, type Entry } from '../transcript.ts';
+import type { SummarizerInput } from '../contracts/summarizer.ts';
+import { createBaton } from '../session/baton.ts';
+import { TokenCounter } from '../tokens/token-counter.ts';
+import { gptTokenizer } from '../tokens/tokenizer.ts';
+import { createEntry, type Entry } from '../transcript/transcript.ts';
 import { boundedSummarize } from './bounded.ts';
 import { extractiveSummarizer } from './extractive.ts';
 

@@ -1,8 +1,8 @@
-import { hash64 } from '../hash.ts';
-import { detachedCopy } from '../store.ts';
-import type { Summarizer } from '../summarizer.ts';
-import { withTimeout } from '../timeout.ts';
-import { contentOf, type Entry, outputText, type Part } from '../transcript.ts';
+import { detachedCopy } from '../contracts/store.ts';
+import type { Summarizer } from '../contracts/summarizer.ts';
+import { contentOf, type Entry, outputText, type Part } from '../transcript/transcript.ts';
+import { hash64 } from '../util/hash.ts';
+import { withTimeout } from '../util/timeout.ts';
 
 export interface BoundedSummaryDeps {
   summarizer: Summarizer;

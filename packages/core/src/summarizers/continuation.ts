@@ -1,14 +1,7 @@
-import type { Rubric } from '../rubrics.ts';
-import type { Summarizer } from '../summarizer.ts';
-import { type Entry, inputText, outputText } from '../transcript.ts';
-
-/** One text completion by the host's model (the adapter's bridge to it). */
-export type TextCompletion = (request: {
-  system: string;
-  prompt: string;
-  maxTokens: number;
-  signal?: AbortSignal;
-}) => Promise<string>;
+import type { TextCompletion } from '../contracts/host-model.ts';
+import type { Summarizer } from '../contracts/summarizer.ts';
+import type { Rubric } from '../probes/rubrics.ts';
+import { type Entry, inputText, outputText } from '../transcript/transcript.ts';
 
 /** The heading of the section every continuation summary carries forward, line for line. */
 export const VERBATIM_HEADING = 'Kept verbatim:';

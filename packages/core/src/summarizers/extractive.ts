@@ -1,5 +1,5 @@
-import type { Summarizer } from '../summarizer.ts';
-import { type Entry, firstLine, inputText, outputText, squash, toolCalls } from '../transcript.ts';
+import type { Summarizer } from '../contracts/summarizer.ts';
+import { type Entry, firstLine, inputText, outputText, squash, toolCalls } from '../transcript/transcript.ts';
 import {
   lineWeight,
   parseSummary,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { TokenCounter } from '../token-counter.ts';
-import { gptTokenizer } from '../tokenizer.ts';
-import { createEntry, type Entry } from '../transcript.ts';
+import { TokenCounter } from '../tokens/token-counter.ts';
+import { gptTokenizer } from '../tokens/tokenizer.ts';
+import { createEntry, type Entry } from '../transcript/transcript.ts';
 import { extractiveSummarizer } from './extractive.ts';
 import { compressLine, DOCUMENT_HEADING, parseSummary } from './summary-document.ts';
 

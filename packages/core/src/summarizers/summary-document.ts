@@ -1,4 +1,4 @@
-import { squash } from '../transcript.ts';
+import { squash } from '../transcript/transcript.ts';
 
 /**
  * The extractive summary as one document that grows by sections: each compaction appends a

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { createEntry } from '../transcript/transcript.ts';
+import { compactionNotices, warningNotice } from './notices.ts';
+
+describe('warning notice', () => {
+  it('states the tokens left until compaction: compactAt × budget − tokens, never below 0', () => {
+    // 0.8 × 12,000 = 9,600 tokens at which compaction starts.
+    for (const [tokens, left] of [
+      [7_700, '1,900'],
+      [9_599, '1'],
+      [9_600, '0'],
+      [11_000, '0'],
+    ] as const) {
+      const notice = warningNotice(tokens, 12_000, 0.8 * 12_000);
+      expect(notice.text).toContain(`compaction starts in about ${left} tokens`);
+      expect(notice.text).toContain(`(${tokens.toLocaleString('en-US')} of 12,000 tokens)`);
+      expect(notice.facts).toMatchObject({ kind: 'warning', tokensLeft: Number(left.replace(',', '')) });
+    }
+  });
+});
+
+describe('compaction notices', () => {
+  const spans = [{ stage: 'fold-tool-results', from: 3, to: 3, entries: [createEntry(3, 'user', 'old')] }];
+
+  it('states what was freed, and never a negative number', () => {
+    const [freed] = compactionNotices(spans, 1_234, 10_000);
+    expect(freed?.text).toContain('1,234 tokens freed');
+    for (const net of [0, -1, -5]) {
+      const [notice] = compactionNotices(spans, net, 10_000);
+      expect(notice?.text).toContain('no net tokens freed');
+      expect(notice?.text).not.toMatch(/-\d+ tokens/);
+    }
+  });
+
+  it('gives folds one line (their placeholders carry the refs) and every other span a line with its recall', () => {
+    const result = (seq: number, name: string) =>
+      createEntry(seq, 'tool', [
+        { type: 'tool-result', callId: `c${seq}`, name, output: 'x'.repeat(500), isError: false },
+      ]);
+    const folds = [4, 6, 8].map((seq) => ({
+      stage: 'fold-tool-results',
+      from: seq,
+      to: seq,
+      entries: [result(seq, seq === 8 ? 'grep' : 'read_file')],
+    }));
+    const dropped = {
+      stage: 'drop-stale-tool-traffic',
+      from: 10,
+      to: 11,
+      entries: [createEntry(10, 'user', 'a'), createEntry(11, 'user', 'b')],
+    };
+    const [notice] = compactionNotices([...folds, dropped], 900, 10_000);
+    const lines = notice!.text.split('\n').filter((line) => line.startsWith('- '));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe(
+      '- seq 4-8 (fold-tool-results, 3 tool results): read_file ×2, grep; each is now a one-line placeholder in place, with its recall ref',
+    );
+    expect(lines[1]).toContain('seq 10-11 (drop-stale-tool-traffic, 2 messages)');
+    expect(lines[1]).toContain('recall({ "from": 10, "to": 11 })');
+  });
+});

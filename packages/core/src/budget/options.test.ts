@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { lookupModel } from '../pricing/model-catalog.ts';
+import { createBaton } from '../session/baton.ts';
+import { BatonConfigError } from '../util/errors.ts';
+import type { BatonOptions } from './options.ts';
+
+const fails = (options: unknown) => {
+  try {
+    createBaton(options as BatonOptions);
+  } catch (error) {
+    expect(error).toBeInstanceOf(BatonConfigError);
+    return (error as BatonConfigError).message;
+  }
+  throw new Error('expected BatonConfigError');
+};
+
+describe('createBaton options', () => {
+  it('applies the documented defaults', () => {
+    const { options } = createBaton({ model: 'gpt-4o' });
+    expect(options).toMatchObject({
+      warnAt: 0.64,
+      compactAt: 0.8,
+      targetAt: 0.5,
+      truncateAt: 0.9,
+      keep: 3,
+      contextWindow: 128_000,
+    });
+    expect(options.inputBudget).toBe(128_000 - options.reserveOutput);
+  });
+
+  it('names the field and the accepted values', () => {
+    expect(fails({ model: 'gpt-4o', compactAt: 1.5 })).toMatch(/\[baton\] \[options\] compactAt: .*<= 1/);
+    expect(fails({ model: 'gpt-4o', tokenizer: 'p50k' })).toMatch(/tokenizer/);
+    expect(fails({ model: 'gpt-4o', keep: -1 })).toMatch(/keep/);
+    expect(fails({ model: 'gpt-4o', compactat: 0.7 })).toMatch(
+      /unknown option.*'compactat'.*accepted: .*compactAt/,
+    );
+    expect(fails({ model: 'gpt-4o', summarizer: 'yes' })).toMatch(/summarizer: expected an async function/);
+    expect(fails({ model: 'gpt-4o', store: {} })).toMatch(/store: expected a Store/);
+  });
+
+  it('checks that thresholds are ordered', () => {
+    expect(fails({ model: 'gpt-4o', targetAt: 0.9 })).toMatch(/targetAt: must be below compactAt/);
+    expect(fails({ model: 'gpt-4o', truncateAt: 0.7 })).toMatch(/truncateAt: must be at or above compactAt/);
+    expect(fails({ model: 'gpt-4o', warnAt: 0.85 })).toMatch(/warnAt: must be at or below compactAt/);
+  });
+
+  it('takes the window from the catalog or as given, or leaves it to each call', () => {
+    // No model, no window: each call's model gives it (call-budget.test.ts).
+    expect(createBaton({}).options.contextWindow).toBeUndefined();
+    expect(fails({ model: 'my-local-llm' })).toMatch(/model 'my-local-llm' is not in the catalog/);
+    expect(createBaton({ model: 'my-local-llm', contextWindow: 32_768 }).options.contextWindow).toBe(32_768);
+    expect(
+      createBaton({
+        model: 'my-local-llm',
+        catalog: { 'my-local': { contextWindow: 8_192, encoding: 'cl100k_base' } },
+      }).options.contextWindow,
+    ).toBe(8_192);
+    expect(fails({ contextWindow: 1000, reserveOutput: 1000 })).toMatch(/reserveOutput/);
+  });
+
+  it('rejects non-objects', () => {
+    expect(fails(undefined)).toMatch(/expected an options object/);
+  });
+});
+
+describe('model catalog', () => {
+  it('finds exact ids, dated ids, family names and provider-prefixed names in the registry', () => {
+    expect(lookupModel('anthropic/claude-sonnet-4-20250514')?.contextWindow).toBe(200_000);
+    expect(lookupModel('gpt-4o-mini')?.contextWindow).toBe(128_000);
+    expect(lookupModel('gpt-4o-2024-08-06')).toBe(lookupModel('gpt-4o'));
+    expect(lookupModel('gpt-4-turbo-2024-04-09')?.encoding).toBe('cl100k_base');
+    expect(lookupModel('gpt-4.1-mini')?.contextWindow).toBe(1_047_576);
+    expect(lookupModel('gpt-5')?.encoding).toBe('o200k_base');
+    expect(lookupModel('deepseek/deepseek-chat')?.contextWindow).toBe(128_000);
+    expect(lookupModel('gemini-2.5-pro')?.contextWindow).toBe(1_048_576);
+    expect(lookupModel('mistral-large-latest')?.contextWindow).toBe(131_072);
+    // A family name takes its dated snapshot, not a newer family that shares the prefix.
+    expect(lookupModel('claude-sonnet-4')).toBe(lookupModel('claude-sonnet-4-20250514'));
+    expect(lookupModel('codestral')).toBe(lookupModel('codestral-latest'));
+    expect(lookupModel('qwen3-coder-480b')?.contextWindow).toBe(262_144);
+    expect(lookupModel('unknown')).toBeUndefined();
+  });
+
+  it('carries prices with cache read and write, and no discount where the registry lists none', () => {
+    expect(lookupModel('claude-sonnet-4')?.pricing).toEqual({
+      input: 3,
+      output: 15,
+      cacheRead: 0.3,
+      cacheWrite: 3.75,
+    });
+    const gpt5 = lookupModel('openai/gpt-5')?.pricing;
+    expect(gpt5?.cacheRead).toBeLessThan(gpt5!.input / 5);
+    expect(gpt5?.cacheWrite).toBeUndefined();
+    // The registry lists gpt-3.5-turbo's cached read above its input price: taken as no discount.
+    expect(lookupModel('gpt-3.5-turbo')?.pricing?.cacheRead).toBeUndefined();
+    expect(lookupModel('gpt-oss-120b')?.pricing).toBeUndefined();
+  });
+
+  it('resolves the pricing of the model, the catalog option overriding the registry', () => {
+    expect(createBaton({ model: 'claude-sonnet-4-20250514' }).options.pricing?.cacheWrite).toBe(3.75);
+    expect(createBaton({ contextWindow: 10_000 }).options.pricing).toBeUndefined();
+    const pricing = { input: 2, output: 8, cacheRead: 0.2, cacheTtlMs: 3_600_000 };
+    const own = createBaton({
+      model: 'claude-sonnet-4-20250514',
+      catalog: { 'claude-sonnet-4': { contextWindow: 100_000, encoding: 'o200k_base', pricing } },
+    }).options;
+    expect(own.contextWindow).toBe(100_000);
+    expect(own.pricing).toEqual(pricing);
+    expect(
+      fails({
+        model: 'x',
+        catalog: { x: { contextWindow: 1000, encoding: 'o200k_base', pricing: { input: -1 } } },
+      }),
+    ).toMatch(/catalog\.x\.pricing/);
+  });
+});

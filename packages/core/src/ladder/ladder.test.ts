@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import type { BatonEvent } from '../contracts/events.ts';
+import { defineStage } from '../contracts/stage.ts';
+import { createBaton } from '../session/baton.ts';
+import { createEntry, type Entry } from '../transcript/transcript.ts';
+import { foldToolResults, summarize, truncateOldest } from './stages/index.ts';
+
+const filler = (n: number, seed: number) =>
+  Array.from({ length: n }, (_, i) => `word${(i * 31 + seed) % 97}`).join(' ');
+
+/** user, then `steps` tool exchanges with results of `resultWords` words, then a closing assistant message. */
+function toolLoop(steps: number, resultWords: number): Entry[] {
+  const entries: Entry[] = [createEntry(0, 'user', 'OPENING: audit the repository')];
+  for (let s = 0; s < steps; s++) {
+    const id = `c${s}`;
+    entries.push(
+      createEntry(entries.length, 'assistant', [
+        { type: 'tool-call', id, name: 'read_file', input: { path: `f${s}.ts` } },
+      ]),
+    );
+    entries.push(
+      createEntry(entries.length, 'tool', [
+        { type: 'tool-result', callId: id, name: 'read_file', output: filler(resultWords, s) },
+      ]),
+    );
+  }
+  entries.push(createEntry(entries.length, 'assistant', 'All files read.'));
+  return entries;
+}
+
+const stagesOf = (events: BatonEvent[]) =>
+  events.flatMap((e) => (e.type === 'stage-completed' ? [e.stage] : []));
+
+describe('the ladder', () => {
+  it('does nothing below compactAt', async () => {
+    const prepared = await createBaton({ contextWindow: 100_000 })
+      .session('s')
+      .prepare({ entries: toolLoop(5, 100) });
+    expect(prepared.outcome).toBe('ok');
+    expect(prepared.events).toEqual([]);
+  });
+
+  it('stops at the first stage that reaches targetAt (folding alone suffices here)', async () => {
+    const baton = createBaton({ contextWindow: 8_000 });
+    const prepared = await baton.session('s').prepare({ entries: toolLoop(10, 250) });
+    expect(prepared.outcome).toBe('compacted');
+    expect(stagesOf(prepared.events)).toEqual(['fold-tool-results']);
+    expect(prepared.tokens.after).toBeLessThanOrEqual(baton.options.targetAt * baton.options.inputBudget);
+    // The newest `keep` (3) results stay verbatim; older ones carry a recall ref.
+    const results = prepared.entries.filter((e) => e.role === 'tool');
+    expect(results.slice(-3).every((e) => e.meta?.synthetic === undefined)).toBe(true);
+    const folded = results.find((e) => e.meta?.synthetic === 'folded');
+    expect(JSON.stringify(folded?.parts)).toContain(`recall({ \\"ref\\": \\"${folded?.key}\\" })`);
+  });
+
+  it('emits one event per stage that changed something, with counts and no content', async () => {
+    const baton = createBaton({ contextWindow: 4_000, keep: 1 });
+    const prepared = await baton.session('s').prepare({ entries: toolLoop(30, 300) });
+    for (const event of prepared.events) {
+      expect(JSON.stringify(event)).not.toMatch(/word\d+/);
+    }
+    const completed = prepared.events.filter((e) => e.type === 'stage-completed');
+    expect(new Set(completed.map((e) => e.stage)).size).toBe(completed.length);
+    for (const e of completed)
+      if (e.type === 'stage-completed') expect(e.tokensAfter).toBeLessThan(e.tokensBefore);
+  });
+
+  it('truncate-oldest runs only above truncateAt', async () => {
+    const noop = defineStage('noop', async () => ({ decisions: [] }));
+    const between = createBaton({
+      contextWindow: 10_000,
+      compactAt: 0.5,
+      targetAt: 0.2,
+      truncateAt: 1,
+      stages: [noop, truncateOldest()],
+    });
+    const mid = await between.session('s').prepare({ entries: toolLoop(12, 300) });
+    expect(mid.tokens.before).toBeLessThan(between.options.inputBudget);
+    expect(stagesOf(mid.events)).toEqual([]);
+    const above = createBaton({
+      contextWindow: 10_000,
+      compactAt: 0.5,
+      targetAt: 0.2,
+      truncateAt: 0.5,
+      stages: [noop, truncateOldest()],
+    });
+    const high = await above.session('s').prepare({ entries: toolLoop(12, 300) });
+    expect(stagesOf(high.events)).toEqual(['truncate-oldest']);
+    expect(high.entries[0]!.parts).toEqual([{ type: 'text', text: 'OPENING: audit the repository' }]);
+    expect(high.entries.some((e) => e.meta?.synthetic === 'marker')).toBe(true);
+  });
+
+  it('takes per-stage options and custom stages, composed in any order', async () => {
+    const seen: number[] = [];
+    const spy = defineStage('spy', async (ctx) => {
+      seen.push(ctx.tokens);
+      return { decisions: [] };
+    });
+    const baton = createBaton({ contextWindow: 8_000, stages: [spy, foldToolResults({ keep: 0 }), spy] });
+    const prepared = await baton.session('s').prepare({ entries: toolLoop(10, 250) });
+    expect(seen.length).toBe(1); // the second spy never runs: fold reached the target
+    expect(stagesOf(prepared.events)).toEqual(['fold-tool-results']);
+    // keep: 0 lets the stage fold even the newest result when the target needs it.
+    const all = createBaton({ contextWindow: 8_000, targetAt: 0.05, stages: [foldToolResults({ keep: 0 })] });
+    const everything = await all.session('s').prepare({ entries: toolLoop(12, 250) });
+    expect(
+      everything.entries.filter((e) => e.role === 'tool').every((e) => e.meta?.synthetic === 'folded'),
+    ).toBe(true);
+    const keepTwo = createBaton({
+      contextWindow: 8_000,
+      targetAt: 0.05,
+      stages: [foldToolResults({ keep: 2 })],
+    });
+    const two = await keepTwo.session('s').prepare({ entries: toolLoop(12, 250) });
+    expect(two.entries.filter((e) => e.role === 'tool' && e.meta?.synthetic === undefined)).toHaveLength(2);
+  });
+
+  it('skips a stage that throws, and rejects one that breaks pairing or protected content', async () => {
+    const throwing = defineStage('throwing', async () => {
+      throw new Error('boom');
+    });
+    const breaking = defineStage('breaking', async (ctx) => ({
+      decisions: [{ kind: 'replace', stage: 'breaking', keys: [ctx.entries[1]!.key], entries: [] }],
+    }));
+    const dropsOpening = defineStage('drops-opening', async (ctx) => ({
+      decisions: [{ kind: 'replace', stage: 'drops-opening', keys: [ctx.entries[0]!.key], entries: [] }],
+    }));
+    const baton = createBaton({
+      contextWindow: 8_000,
+      stages: [throwing, breaking, dropsOpening, summarize()],
+    });
+    const prepared = await baton.session('s').prepare({ entries: toolLoop(12, 400) });
+    const failures = prepared.events.filter((e) => e.type === 'stage-failed');
+    expect(failures.map((e) => e.type === 'stage-failed' && e.stage)).toEqual([
+      'throwing',
+      'breaking',
+      'drops-opening',
+    ]);
+    expect(JSON.stringify(failures[1])).toMatch(/has no call|has no result/);
+    expect(JSON.stringify(failures[2])).toMatch(/protected entry/);
+    expect(stagesOf(prepared.events)).toEqual(['summarize']);
+  });
+});

@@ -1,0 +1,190 @@
+import type { ResolvedOptions } from '../budget/options.ts';
+import type { BatonEventBody } from '../contracts/events.ts';
+import type { EvictedSpan } from '../contracts/prepared.ts';
+import { isBuiltInStage, type Stage, type StageContext, stageNameOf } from '../contracts/stage.ts';
+import { detachedCopy } from '../contracts/store.ts';
+import { checkDecisions } from '../ledger/decision-shape.ts';
+import { applyLedger, type Decision } from '../ledger/ledger.ts';
+import { buildGroups, type PinPolicy } from '../transcript/groups.ts';
+import { stageViolation } from '../transcript/projection-check.ts';
+import type { Entry } from '../transcript/transcript.ts';
+import { describeError } from '../util/errors.ts';
+import { withTimeout } from '../util/timeout.ts';
+import { degradesFirst, isDestructive } from './ladder-order.ts';
+
+export interface LadderInput {
+  entries: Entry[];
+  stages: readonly Stage[];
+  /** Tokens of the request outside the entries (system, notes, tools, reply priming), calibrated. */
+  overhead: number;
+  target: number;
+  budget: number;
+  truncateLimit: number;
+  instruction: string | undefined;
+  options: ResolvedOptions;
+  pinPolicy: PinPolicy;
+  count(entry: Entry): number;
+  summarize: StageContext['summarize'];
+  /** Tokens of the notices that will describe these evictions. */
+  noticeTokens(spans: readonly EvictedSpan[]): number;
+  emit(event: BatonEventBody): void;
+}
+
+export interface LadderOutput {
+  entries: Entry[];
+  tokens: number;
+  decisions: Decision[];
+  /** What each accepted decision evicted (host entries only; synthetic ones stand for entries already archived). */
+  spans: EvictedSpan[];
+}
+
+/** Host entries a decision takes out of the projection (synthetic ones stand for entries already archived). */
+function evictedBy(decision: Decision, byKey: ReadonlyMap<string, Entry>): Entry[] {
+  const keys = decision.kind === 'fold' ? [decision.key] : decision.keys;
+  const out: Entry[] = [];
+  for (const key of keys) {
+    const entry = byKey.get(key);
+    if (entry && entry.meta?.synthetic === undefined) out.push(entry);
+  }
+  return out;
+}
+
+/** What a user's stage sees: the same context over a copy of the projection. */
+function userStageContext(ctx: StageContext, pinPolicy: PinPolicy): StageContext {
+  const entries = detachedCopy(ctx.entries as Entry[]);
+  return { ...ctx, entries, groups: buildGroups(entries, pinPolicy) };
+}
+
+/**
+ * Runs the stages in order while the request is above target. Between stages the projection
+ * is rebuilt from the new decisions and re-counted; a stage that throws or breaks the
+ * contract is skipped with an event, never trusted.
+ */
+export async function runLadder(input: LadderInput): Promise<LadderOutput> {
+  let entries = input.entries;
+  const total = (list: readonly Entry[]) => list.reduce((sum, e) => sum + input.count(e), input.overhead);
+  const spans: EvictedSpan[] = [];
+  let tokens = total(entries);
+  const decisions: Decision[] = [];
+
+  /** Runs one stage; `only` keeps the decisions on the entries it accepts (the early degrade's results). */
+  const runStage = async (stage: Stage, only?: (entry: Entry) => boolean): Promise<void> => {
+    const name = stageNameOf(stage);
+    const groups = buildGroups(entries, input.pinPolicy);
+    const ctx: StageContext = {
+      entries,
+      groups,
+      tokens,
+      target: input.target,
+      budget: input.budget,
+      truncateLimit: input.truncateLimit,
+      instruction: input.instruction,
+      options: input.options,
+      count: input.count,
+      summarize: input.summarize,
+      emit: input.emit,
+    };
+    let returned: unknown;
+    try {
+      // A stage is user code (or waits on it): it gets a deadline like every other such call.
+      // A stage of the user's reads a copy: one that edits entries must not rewrite the host's.
+      const seen = isBuiltInStage(stage) ? ctx : userStageContext(ctx, input.pinPolicy);
+      returned = (await withTimeout(() => stage(seen), input.options.stageTimeoutMs, `stage ${name}`))
+        .decisions;
+    } catch (error) {
+      input.emit({ type: 'stage-failed', stage: name, error: describeError(error) });
+      return;
+    }
+    // Checked before anything applies it: a custom stage is user code.
+    const checked = checkDecisions(returned);
+    if ('problem' in checked) {
+      input.emit({
+        type: 'stage-failed',
+        stage: name,
+        error: `[baton] [ladder] rejected: ${checked.problem}`,
+      });
+      return;
+    }
+    const proposed = only
+      ? checked.decisions.filter((decision) => {
+          if (decision.kind !== 'fold') return false;
+          const entry = entries.find((e) => e.key === decision.key);
+          return entry !== undefined && only(entry);
+        })
+      : checked.decisions;
+    if (proposed.length === 0) return;
+    const next = applyLedger(entries, proposed, { wholeGroups: false });
+    const violation = stageViolation(groups, next, { degrades: stage.degrades === true });
+    if (violation) {
+      input.emit({ type: 'stage-failed', stage: name, error: `[baton] [ladder] rejected: ${violation}` });
+      return;
+    }
+    const byKey = new Map(entries.map((e) => [e.key, e]));
+    const stageSpans: EvictedSpan[] = [];
+    const decisionSpans: Array<[Decision, EvictedSpan]> = [];
+    for (const decision of proposed) {
+      const evicted = evictedBy(decision, byKey);
+      if (evicted.length === 0) continue;
+      const span: EvictedSpan = {
+        stage: name,
+        from: evicted[0]!.seq,
+        to: evicted.at(-1)!.seq,
+        entries: evicted,
+      };
+      stageSpans.push(span);
+      decisionSpans.push([decision, span]);
+    }
+    // The notice telling the agent what went is part of the request too.
+    const nextTokens = total(next) + input.noticeTokens([...spans, ...stageSpans]);
+    if (nextTokens >= tokens) {
+      // Placeholders, digests and notice lines can cost more than what they replace.
+      input.emit({
+        type: 'stage-skipped',
+        stage: name,
+        reason: `no net gain (${tokens} -> ${nextTokens} tokens)`,
+      });
+      return;
+    }
+    let affected = 0;
+    let from = Number.POSITIVE_INFINITY;
+    let to = Number.NEGATIVE_INFINITY;
+    stageSpans.forEach((span) => {
+      affected += span.entries.length;
+      from = Math.min(from, span.from);
+      to = Math.max(to, span.to);
+    });
+    for (const [decision, span] of decisionSpans) decision.span = [span.from, span.to];
+    spans.push(...stageSpans);
+    const tokensBefore = tokens;
+    entries = next;
+    tokens = nextTokens;
+    decisions.push(...proposed);
+    input.emit({
+      type: 'stage-completed',
+      stage: name,
+      entriesAffected: affected,
+      tokensBefore,
+      tokensAfter: tokens,
+      ...(affected > 0 ? { seqRange: [from, to] as [number, number] } : {}),
+    });
+  };
+
+  const order = [...input.stages];
+  for (const [i, stage] of order.entries()) {
+    if (tokens <= input.target) break;
+    // A fresh result too large for the window is previewed before anything older is destroyed:
+    // truncation never drops what a preview would have made room for. Only the results move
+    // ahead; previewing the protected requests stays the residual path.
+    const degrader = order.slice(i + 1).find((later) => later.degrades === true);
+    if (
+      degrader &&
+      isDestructive(stage) &&
+      degradesFirst(buildGroups(entries, input.pinPolicy), tokens, input.budget, input.count)
+    ) {
+      await runStage(degrader, (entry) => entry.role === 'tool');
+      if (tokens <= input.target) break;
+    }
+    await runStage(stage);
+  }
+  return { entries, tokens, decisions, spans };
+}

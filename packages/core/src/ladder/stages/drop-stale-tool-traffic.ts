@@ -1,0 +1,78 @@
+import { builtInStage, FreedTokens, type Stage } from '../../contracts/stage.ts';
+import type { Group } from '../../transcript/groups.ts';
+import { identifierIndex } from '../../transcript/identifiers.ts';
+import {
+  type Entry,
+  firstLine,
+  inputText,
+  outputText,
+  squash,
+  toolCalls,
+  toolResults,
+} from '../../transcript/transcript.ts';
+import { adjacentRuns, recallRangeHint, replaceWith } from './spans.ts';
+
+export interface DropStaleToolTrafficOptions {
+  /** Newest tool exchanges left untouched. Default: the `keep` option (3). */
+  keep?: number;
+}
+
+const PER_MESSAGE_COST = 4;
+
+/** One line per call: name, arguments digest, outcome. */
+export function digestLines(entries: readonly Entry[]): string[] {
+  const results = new Map<string, { text: string; isError: boolean }>();
+  for (const entry of entries) {
+    for (const r of toolResults(entry))
+      results.set(r.callId, { text: outputText(r.output), isError: r.isError === true });
+  }
+  const lines: string[] = [];
+  for (const entry of entries) {
+    for (const call of toolCalls(entry)) {
+      const result = results.get(call.id);
+      const shown = result ? squash(firstLine(result.text, 80), 80) : '';
+      const names = result ? identifierIndex(result.text, shown, 120) : '';
+      const outcome = result
+        ? `${result.isError ? 'error' : 'ok'}, ${result.text.length} chars: ${shown}${names ? ` (names: ${names})` : ''}`
+        : 'no result';
+      lines.push(`- ${call.name}(${squash(inputText(call.input), 100)}) -> ${outcome}`);
+    }
+  }
+  return lines;
+}
+
+/**
+ * Stage 2: replaces old, consumed tool call/result groups with a one-line-per-call digest
+ * (adjacent groups share one digest message). Whole groups go, so pairing holds.
+ */
+export function dropStaleToolTraffic({ keep }: DropStaleToolTrafficOptions = {}): Stage {
+  return builtInStage('drop-stale-tool-traffic', async function dropStaleToolTrafficStage(ctx) {
+    const keepNewest = keep ?? ctx.options.keep;
+    const exchanges = ctx.groups.filter((g) => g.kind === 'tool-exchange');
+    const recent = new Set(exchanges.slice(Math.max(0, exchanges.length - keepNewest)));
+    const freed = new FreedTokens(ctx);
+    const selected: Group[] = [];
+    for (const group of exchanges) {
+      if (freed.reachedTarget) break;
+      if (!group.consumed || group.pinned || group.newest || recent.has(group)) continue;
+      const before = group.entries.reduce((sum, e) => sum + ctx.count(e), 0);
+      // Adjacent groups share one digest message, so a group costs only its own lines.
+      const lines = digestLines(group.entries).join('\n');
+      const after =
+        ctx.count({ key: '', seq: 0, role: 'assistant', parts: [{ type: 'text', text: lines }] }) -
+        PER_MESSAGE_COST;
+      // Selected even without a saving of its own, so the runs around it merge into one digest.
+      selected.push(group);
+      if (before > after) freed.add(before - after);
+    }
+    const decisions = adjacentRuns(selected, ctx.groups).map((run) =>
+      replaceWith('drop-stale-tool-traffic', run, 'digest', 'assistant', ([from, to], entries) =>
+        [
+          `[baton] Earlier tool calls (seq ${from}-${to}) condensed to one line each; ${recallRangeHint(from, to)} returns them verbatim.`,
+          ...digestLines(entries),
+        ].join('\n'),
+      ),
+    );
+    return { decisions };
+  });
+}

@@ -1,0 +1,172 @@
+import { isUnfitStepEntry } from '../agent/notices.ts';
+import type { BatonEventBody } from '../contracts/events.ts';
+import { escapeLoneSurrogates, hasLoneSurrogate } from '../stores/checked-store.ts';
+import { type Entry, type Part, type ToolResultPart, toolCalls } from '../transcript/transcript.ts';
+import type { SessionRecord } from './session-record.ts';
+
+/** Text of the result Baton supplies for a call the host never answered. */
+export const MISSING_RESULT_TEXT =
+  '[baton] No result was recorded for this tool call (it was interrupted or lost); treat it as not executed.';
+
+export interface RepairResult {
+  entries: Entry[];
+  /** Host entries that held results without a matching call (archived by the session, then left out). */
+  orphaned: Entry[];
+  orphanResults: number;
+  missingResults: number;
+}
+
+/**
+ * Makes tool pairing hold before anything else looks at the transcript: a result whose call
+ * is not in the assistant message right before it is left out (and archived by the caller),
+ * and a call with no result, once later messages exist, gets an explicit placeholder result.
+ * Providers reject both shapes with HTTP 400. Returns the input array itself when nothing
+ * needed repair.
+ */
+export function repairTranscript(entries: readonly Entry[]): RepairResult {
+  if (!needsRepair(entries))
+    return { entries: entries as Entry[], orphaned: [], orphanResults: 0, missingResults: 0 };
+  let out: Entry[] | undefined;
+  const orphaned: Entry[] = [];
+  let orphanResults = 0;
+  let missingResults = 0;
+  const copyUpTo = (index: number) => {
+    out ??= entries.slice(0, index);
+    return out;
+  };
+
+  let i = 0;
+  while (i < entries.length) {
+    const entry = entries[i]!;
+    if (entry.role !== 'assistant' && entry.role !== 'tool') {
+      out?.push(entry);
+      i++;
+      continue;
+    }
+    const calls = entry.role === 'assistant' ? toolCalls(entry) : [];
+    const groupStart = i;
+    if (entry.role === 'assistant') {
+      out?.push(entry);
+      i++;
+    }
+    const open = new Map(calls.map((c) => [c.id, c]));
+    while (i < entries.length && entries[i]!.role === 'tool') {
+      const toolEntry = entries[i]!;
+      const kept: Part[] = [];
+      let dropped = 0;
+      for (const part of toolEntry.parts) {
+        if (part.type === 'tool-result' && !open.delete(part.callId)) dropped++;
+        else kept.push(part);
+      }
+      if (dropped === 0) out?.push(toolEntry);
+      else {
+        const target = copyUpTo(i);
+        orphanResults += dropped;
+        orphaned.push(toolEntry);
+        if (kept.some((p) => p.type === 'tool-result')) {
+          target.push({ ...toolEntry, parts: kept, meta: { ...toolEntry.meta, synthetic: 'repair' } });
+        }
+      }
+      i++;
+    }
+    if (open.size > 0 && i < entries.length && entry.role === 'assistant') {
+      const target = copyUpTo(i);
+      const results: ToolResultPart[] = [...open.values()].map((call) => ({
+        type: 'tool-result',
+        callId: call.id,
+        name: call.name,
+        output: MISSING_RESULT_TEXT,
+        isError: true,
+      }));
+      missingResults += results.length;
+      target.push({
+        key: `repair-${entries[groupStart]!.key}`,
+        seq: entries[groupStart]!.seq,
+        role: 'tool',
+        parts: results,
+        meta: { synthetic: 'missing-result' },
+      });
+    }
+  }
+  return { entries: out ?? (entries as Entry[]), orphaned, orphanResults, missingResults };
+}
+
+/**
+ * The projection as a host may store it (rewrite mode): without the placeholder results
+ * repair supplied for unanswered calls. Those exist only so the provider accepts the request;
+ * stored, they would answer a call that may still get its real result (a resumed interrupt,
+ * an approval) with a fabricated one.
+ */
+export function storableEntries(entries: readonly Entry[]): Entry[] {
+  return entries.filter((entry) => entry.meta?.synthetic !== 'missing-result');
+}
+
+/** One allocation-free pass (prepare runs before every model call): is anything unpaired? */
+function needsRepair(entries: readonly Entry[]): boolean {
+  const open = new Set<string>();
+  let caller = false;
+  for (const entry of entries) {
+    if (entry.role === 'tool') {
+      for (const part of entry.parts) {
+        if (part.type === 'tool-result' && (!caller || !open.delete(part.callId))) return true;
+      }
+      continue;
+    }
+    if (open.size > 0) return true;
+    caller = entry.role === 'assistant';
+    if (caller) for (const part of entry.parts) if (part.type === 'tool-call') open.add(part.id);
+  }
+  return false;
+}
+
+/**
+ * Gives every entry its own key: a host that reuses an id (two messages with the same id, a
+ * copy pasted back) would otherwise have one of them folded, summarized or archived as the
+ * other. A repeated key gets its occurrence, `id~2`, `id~3`, deterministic for the same
+ * history; the array is returned as it is when every key is unique (the common case).
+ */
+export function distinctKeys(entries: readonly Entry[]): Entry[] {
+  const seen = new Map<string, number>();
+  let out: Entry[] | undefined;
+  entries.forEach((entry, index) => {
+    // A host id with a lone surrogate becomes a recall ref no store can keep apart from another
+    // (SQLite and Postgres write both as U+FFFD): it is escaped first, then counted like any key.
+    const base = hasLoneSurrogate(entry.key) ? escapeLoneSurrogates(entry.key) : entry.key;
+    const count = (seen.get(base) ?? 0) + 1;
+    seen.set(base, count);
+    if (count === 1 && base === entry.key) {
+      out?.push(entry);
+      return;
+    }
+    out ??= entries.slice(0, index);
+    let key = count === 1 ? base : `${base}~${count}`;
+    // A host key may itself look like `id~2`: keep counting until the key is free.
+    for (let n = count; count > 1 && seen.has(key); ) key = `${base}~${++n}`;
+    seen.set(key, 1);
+    out.push({ ...entry, key });
+  });
+  return out ?? (entries as Entry[]);
+}
+
+/**
+ * The host's entries as a transcript the provider accepts: orphaned results archived (then
+ * left out), missing results answered, an unfit step's stored reply dropped (the unfit notice
+ * tells the model instead).
+ */
+export async function repairInput(
+  entries: readonly Entry[],
+  record: SessionRecord,
+  emit: (event: BatonEventBody) => void,
+): Promise<Entry[]> {
+  const repaired = repairTranscript(distinctKeys(entries.filter((e) => !isUnfitStepEntry(e))));
+  if (repaired.orphaned.length > 0 || repaired.missingResults > 0) {
+    await record.archiveOutside(repaired.orphaned, 'repair', emit);
+    emit({
+      type: 'transcript-repaired',
+      orphanResults: repaired.orphanResults,
+      missingResults: repaired.missingResults,
+      refs: repaired.orphaned.map((e) => e.key),
+    });
+  }
+  return repaired.entries;
+}
