@@ -20,7 +20,8 @@ describe('createBaton options', () => {
     expect(options).toMatchObject({
       warnAt: 0.64,
       compactAt: 0.8,
-      targetAt: 0.5,
+      targetAt: 0.3,
+      minCompactionGain: 0.3,
       truncateAt: 0.9,
       keep: 3,
       contextWindow: 128_000,

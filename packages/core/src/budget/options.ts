@@ -55,7 +55,7 @@ const optionsSchema = z
     keep: z.number().int().nonnegative().default(3),
     /**
      * Least share of the input budget a compaction the backstop starts must free, or its
-     * decisions are dropped and the prompt it could reach is kept as the floor (default 0.1).
+     * decisions are dropped and the prompt it could reach is kept as the floor (default 0.3).
      * A compaction re-bills the whole prompt at the uncached price (a cache write) to save the
      * freed tokens on later calls at the cached price (about a tenth): freeing a few hundred
      * tokens never repays that. Requested compactions (the compact tool, a probe, an overflow)
@@ -65,7 +65,7 @@ const optionsSchema = z
       .number({ error: 'expected a number in [0, 1)' })
       .min(0, 'minCompactionGain must be >= 0')
       .lt(1, 'minCompactionGain must be < 1')
-      .default(0.1),
+      .default(0.3),
     /**
      * Session objects kept in memory, least recently used dropped first (their ledger, state
      * and archive stay in the store; the next call for a dropped id reloads them).
@@ -190,7 +190,7 @@ export interface ResolvedOptions
   refRandom: (() => number) | undefined;
   /** Default 0.64 (or 0.8 x compactAt when that is lower). */
   warnAt: number;
-  /** Default 0.5 (or 0.625 x compactAt when that is lower). */
+  /** Default 0.3 (or 0.375 x compactAt when that is lower). */
   targetAt: number;
   /** Default 0.9 (or compactAt when that is higher). */
   truncateAt: number;
@@ -242,7 +242,7 @@ export function resolveOptions(options: BatonOptions): BatonSettings {
   const o = {
     ...parsed.data,
     warnAt: parsed.data.warnAt ?? Math.min(0.64, compactAt * 0.8),
-    targetAt: parsed.data.targetAt ?? Math.min(0.5, compactAt * 0.625),
+    targetAt: parsed.data.targetAt ?? Math.min(0.3, compactAt * 0.375),
     truncateAt: parsed.data.truncateAt ?? Math.max(0.9, compactAt),
   };
 

@@ -77,9 +77,14 @@ describe('events', () => {
           for (const stage of facts.stages) expect(text).toContain(stage);
           for (const span of facts.spans) expect(span.from).toBeLessThanOrEqual(span.to);
         }
+        if (facts.kind === 'floor') {
+          expect(text).toContain(`below about ${facts.tokens.toLocaleString('en-US')} tokens`);
+          expect(text).toContain(`aims at ${facts.target.toLocaleString('en-US')}`);
+          expect(facts.tokens).toBeGreaterThan(facts.target);
+        }
       }
     }
-    expect([...kinds].sort()).toEqual(['eviction', 'warning']);
+    expect([...kinds].sort()).toEqual(['eviction', 'floor', 'warning']);
   });
 
   it("the README's events table lists every event type the engine emits", () => {

@@ -41,7 +41,7 @@ describe('the ladder', () => {
   });
 
   it('stops at the first stage that reaches targetAt (folding alone suffices here)', async () => {
-    const baton = createBaton({ contextWindow: 8_000 });
+    const baton = createBaton({ contextWindow: 8_000, targetAt: 0.5, minCompactionGain: 0.1 });
     const prepared = await baton.session('s').prepare({ entries: toolLoop(10, 250) });
     expect(prepared.outcome).toBe('compacted');
     expect(stagesOf(prepared.events)).toEqual(['fold-tool-results']);

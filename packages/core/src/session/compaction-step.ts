@@ -9,6 +9,8 @@ import type { ProbeSchedule } from '../contracts/session-state.ts';
 import { type CompactionPlan, type CompactionRequest, minGain } from '../controller/controller.ts';
 import { floorToTell, recordFloor } from '../controller/floor.ts';
 import { runRequestedLadder, tellInstructionOutcome } from '../controller/requested-compaction.ts';
+import { shrinkFloor } from '../controller/steady-state.ts';
+import type { LadderInput } from '../ladder/ladder.ts';
 import { bindToContent } from '../ledger/ledger.ts';
 import type { TokenCounter } from '../tokens/token-counter.ts';
 import type { PinPolicy } from '../transcript/groups.ts';
@@ -66,9 +68,7 @@ export async function compactionStep(step: CompactionStep): Promise<Entry[] | un
   } = step;
   const { options, counter } = engine;
   const budget = options.inputBudget;
-  const result = await runRequestedLadder({
-    // The agent's instruction shapes a summary even when folding alone would reach the target.
-    request: early ? undefined : request,
+  const ladder: LadderInput = {
     entries: step.projection,
     // A probe's COMPRESS condenses the whole closed unit: the summarize stage alone.
     stages: early ? engine.summarizeStages : engine.stages,
@@ -84,7 +84,13 @@ export async function compactionStep(step: CompactionStep): Promise<Entry[] | un
     noticeTokens: (spans) =>
       spans.length === 0 ? 0 : measure.text(renderNotices(compactionNotices(spans, before, budget))) + 8,
     emit,
-  });
+  };
+  // The agent's instruction shapes a summary even when folding alone would reach the target.
+  const requested = await runRequestedLadder({ ...ladder, request: early ? undefined : request });
+  // A backstop compaction that would leave a floor the prompt regrows from in a few calls
+  // shrinks what holds it first (the steady state of a long run).
+  const result =
+    request === undefined && !early ? { ...requested, ...(await shrinkFloor(ladder, requested)) } : requested;
   bindToContent(result.decisions, step.entries);
   // The backstop's own compactions must repay the cache write they cause. Requested ones
   // (the agent chose the moment) are not gated, nor a prompt that would not fit the budget

@@ -160,7 +160,9 @@ describe('sessions stay apart', () => {
 
 describe('recall refs', () => {
   it('a host id containing # is recallable by the ref Baton advertised for it', async () => {
-    const session = createBaton({ contextWindow: 8_000 }).session('hash-ids');
+    const session = createBaton({ contextWindow: 8_000, targetAt: 0.5, minCompactionGain: 0.1 }).session(
+      'hash-ids',
+    );
     const history = toolLoop(12).map((e) => ({ ...e, key: `thread#7/${e.key}` }));
     const prepared = await session.prepare({ entries: history });
     const folded = prepared.entries.find((e) => e.meta?.synthetic === 'folded')!;

@@ -42,7 +42,7 @@ function toolLoop(steps: number, resultWords = 300): Entry[] {
 
 describe('host entries are identified by id and content', () => {
   it('an entry edited in place (same id, new text) is shown as edited, and the old text stays recallable', async () => {
-    const baton = createBaton({ contextWindow: 8_000 });
+    const baton = createBaton({ contextWindow: 8_000, targetAt: 0.5, minCompactionGain: 0.1 });
     const session = baton.session('edit');
     const history = toolLoop(12);
     const first = await session.prepare({ entries: history });

@@ -86,7 +86,9 @@ describe('names survive eviction', () => {
         ]),
       );
     }
-    const session = createBaton({ contextWindow: 16_000 }).session('names');
+    const session = createBaton({ contextWindow: 16_000, targetAt: 0.5, minCompactionGain: 0.1 }).session(
+      'names',
+    );
     const prepared = await session.prepare({ entries });
     const folded = prepared.entries.filter(
       (e) => e.role === 'tool' && JSON.stringify(e.parts).includes('[baton] Folded grep result'),
