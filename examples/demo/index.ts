@@ -185,7 +185,7 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 function timeline(event: BatonEvent) {
   if (event.type === 'stage-completed')
     line(
-      `ladder  ${event.stage}: ${fmt(event.tokensBefore)} → ${fmt(event.tokensAfter)} tokens (${event.entriesAffected} entries)`,
+      `ladder  ${event.stage}: ${fmt(event.tokensBefore)} → ${fmt(event.tokensAfter)} tokens (${event.entriesAffected} messages${event.syntheticAffected > 0 ? `, ${event.syntheticAffected} earlier summaries/digests` : ''})`,
     );
   else if (event.type === 'probe-decided')
     line(`probe   ${event.decision} (${event.criteria.map((c) => `${c.id}=${c.answer}`).join(' ')})`);

@@ -89,7 +89,7 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 function describe(event: BatonEvent): string {
   switch (event.type) {
     case 'stage-completed':
-      return `${event.stage}: ${fmt(event.tokensBefore)} -> ${fmt(event.tokensAfter)} tokens, ${event.entriesAffected} messages${event.seqRange ? ` (seq ${event.seqRange[0]}-${event.seqRange[1]})` : ''}`;
+      return `${event.stage}: ${fmt(event.tokensBefore)} -> ${fmt(event.tokensAfter)} tokens, ${event.entriesAffected} messages${event.syntheticAffected > 0 ? ` + ${event.syntheticAffected} earlier summaries/digests` : ''}${event.seqRange ? ` (seq ${event.seqRange[0]}-${event.seqRange[1]})` : ''}`;
     case 'budget-exceeded':
       return `unfit: ${event.reason}`;
     default:

@@ -5,9 +5,9 @@ export {
   entriesToPrompt as fromEntries,
   type PromptMessage as HostMessage,
   type PromptPart as HostPart,
-  promptToEntries as toEntries,
 } from '@baton/core/internals';
 export { type BatonToolSet, batonTools } from './agent-tools.ts';
 export { type AiSdkBaton, type AiSdkSession, createBaton } from './baton.ts';
 export { batonMiddleware } from './middleware.ts';
 export { batonPrepareStep, type PrepareStepOptions } from './prepare-step.ts';
+export { type SdkPrompt, toEntries } from './prompt-entries.ts';

@@ -9,7 +9,7 @@ import { retentionNote, retentionShare } from './retention.ts';
 export function describeEvent(event: BatonEvent): string | undefined {
   switch (event.type) {
     case 'stage-completed':
-      return `${event.stage}: ${fmt(event.tokensBefore)} → ${fmt(event.tokensAfter)} tokens, ${event.entriesAffected} ${event.entriesAffected === 1 ? 'entry' : 'entries'}`;
+      return `${event.stage}: ${fmt(event.tokensBefore)} → ${fmt(event.tokensAfter)} tokens, ${stageCounts(event)}`;
     case 'probe-decided':
       return `probe (${event.rubric}): ${event.decision}${event.error ? ` (failed: ${event.error})` : ''}`;
     case 'self-compacted':
@@ -24,6 +24,17 @@ export function describeEvent(event: BatonEvent): string | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * What a stage took out, said apart: messages of the conversation, and Baton's own summaries and
+ * digests (a summary over digests takes no message, and read "0 entries").
+ */
+function stageCounts(event: { entriesAffected: number; syntheticAffected: number }): string {
+  const messages = `${event.entriesAffected} ${event.entriesAffected === 1 ? 'message' : 'messages'}`;
+  if (event.syntheticAffected === 0) return messages;
+  const made = `${event.syntheticAffected} earlier ${event.syntheticAffected === 1 ? 'summary or digest' : 'summaries and digests'}`;
+  return event.entriesAffected === 0 ? made : `${messages} and ${made}`;
 }
 
 /** How each threshold of `ReplayResult.thresholds` is drawn; one the replay adds later still gets a line. */

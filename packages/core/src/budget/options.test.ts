@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { lookupModel } from '../pricing/model-catalog.ts';
+import { selfCompactSchema } from '../probes/self-compaction.ts';
 import { createBaton } from '../session/baton.ts';
 import { BatonConfigError } from '../util/errors.ts';
-import type { BatonOptions } from './options.ts';
+import { type BatonOptions, optionsSchema, resolveOptions } from './options.ts';
 
 const fails = (options: unknown) => {
   try {
@@ -114,5 +116,68 @@ describe('model catalog', () => {
         catalog: { x: { contextWindow: 1000, encoding: 'o200k_base', pricing: { input: -1 } } },
       }),
     ).toMatch(/catalog\.x\.pricing/);
+  });
+});
+
+/** The rows of the README table whose header row starts with `header`, as trimmed cells. */
+function readmeTable(readme: string, header: string): string[][] {
+  const lines = readme.split('\n');
+  const start = lines.findIndex((line) => line.startsWith(`| ${header} `));
+  if (start < 0) throw new Error(`no README table headed "${header}"`);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim()),
+    );
+  }
+  return rows;
+}
+
+/** A default as the README writes it: 1,000 for 1000, `[]` for an empty list. */
+function written(value: unknown): string | undefined {
+  if (typeof value === 'number') return value.toLocaleString('en-US');
+  if (typeof value === 'boolean' || typeof value === 'string') return String(value);
+  if (Array.isArray(value) && value.length === 0) return '[]';
+  return undefined; // functions and objects (store, tokenizer): described, not printed
+}
+
+/**
+ * Every key of `schema` is named (in backticks) in the first column of exactly one row, no row
+ * names a key the schema does not have, every row states a default and a meaning, and every
+ * default the code applies is the one the row states.
+ */
+function expectTableCovers(rows: string[][], keys: string[], defaults: Record<string, unknown>) {
+  const named = rows.flatMap(([option = '']) => [...option.matchAll(/`(\w+)`/g)].map((m) => m[1]));
+  expect(named.sort()).toEqual([...keys].sort());
+  for (const [option = '', byDefault = '', meaning = ''] of rows) {
+    expect(byDefault, `${option}: default`).not.toBe('');
+    expect(meaning, `${option}: meaning`).not.toBe('');
+    for (const [, key] of option.matchAll(/`(\w+)`/g)) {
+      const value = written(defaults[key as string]);
+      if (value !== undefined)
+        expect(byDefault, `${option}: the code's default is ${value}`).toContain(value);
+    }
+  }
+}
+
+describe("the README's options tables", () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+  it('list every createBaton option, each with the default the code applies and its meaning', () => {
+    const keys = Object.keys(optionsSchema.shape);
+    expect(keys).toEqual(expect.arrayContaining(['opaqueTokens', 'notesCap', 'minCompactionGain']));
+    expectTableCovers(readmeTable(readme, 'option'), keys, { ...resolveOptions({}) });
+  });
+
+  it('list every selfCompact field, each with its default and meaning', () => {
+    expectTableCovers(
+      readmeTable(readme, '`selfCompact` field'),
+      Object.keys(selfCompactSchema.shape),
+      selfCompactSchema.parse({}),
+    );
   });
 });

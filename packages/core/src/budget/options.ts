@@ -43,7 +43,8 @@ const modelInfoSchema = z.object({
     .optional(),
 });
 
-const optionsSchema = z
+/** Every option `createBaton` accepts (exported for the test that keeps the README's table in step). */
+export const optionsSchema = z
   .object({
     model: z.string().min(1).optional(),
     contextWindow: positiveInt.optional(),

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { createBaton } from '../index.ts';
 import { createEntry, type Entry } from '../transcript/transcript.ts';
@@ -98,4 +100,75 @@ describe('events', () => {
     );
     expect(listed.sort()).toEqual([...new Set(declared)].sort());
   });
+
+  it("the README's events table names every field of every event, nested ones included, and no field an event lacks", () => {
+    const fields = eventFields();
+    expect(Object.keys(fields).length).toBeGreaterThan(15);
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Events'), readme.indexOf('## Invariants'));
+    const rows = new Map(
+      [...section.matchAll(/^\| `([a-z-]+)`\s+\|[^|]*\|(.*)\|$/gm)].map((m) => [
+        m[1] as string,
+        m[2] as string,
+      ]),
+    );
+    for (const [type, names] of Object.entries(fields)) {
+      const cell = rows.get(type) ?? '';
+      const written = new Set([...cell.matchAll(/`(\w+)`/g)].map((m) => m[1] as string));
+      for (const name of names)
+        expect(written.has(name), `${type}: field ${name} not in the README`).toBe(true);
+      for (const name of written)
+        expect(names.has(name), `${type}: the README names ${name}, which the event lacks`).toBe(true);
+    }
+  });
 });
+
+/**
+ * Each event type's field names from the declared type (`BatonEventBody` in events.ts), read by
+ * the TypeScript checker: top-level fields but `type`, the fields of the objects they hold
+ * (array elements and union members, such as a notice's kinds) and those members' `kind` values.
+ */
+function eventFields(): Record<string, Set<string>> {
+  const file = fileURLToPath(new URL('./events.ts', import.meta.url));
+  const program = ts.createProgram([file], {
+    strict: true,
+    noEmit: true,
+    lib: ['lib.es2023.d.ts'],
+    types: [],
+  });
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(file);
+  const alias = source?.statements.find(
+    (s): s is ts.TypeAliasDeclaration => ts.isTypeAliasDeclaration(s) && s.name.text === 'BatonEventBody',
+  );
+  if (!alias) throw new Error('BatonEventBody not found in events.ts');
+  const union = checker.getTypeAtLocation(alias.name);
+  const collect = (type: ts.Type, into: Set<string>, depth: number) => {
+    const members = type.isUnion() ? type.types : [type];
+    for (const member of members) {
+      if (checker.isArrayType(member)) {
+        const [element] = checker.getTypeArguments(member as ts.TypeReference);
+        if (element) collect(element, into, depth);
+        continue;
+      }
+      if (checker.isTupleType(member) || !(member.flags & ts.TypeFlags.Object) || depth > 2) continue;
+      for (const property of member.getProperties()) {
+        const propertyType = checker.getNonNullableType(checker.getTypeOfSymbol(property));
+        into.add(property.name);
+        if (property.name === 'kind' && propertyType.isStringLiteral()) into.add(propertyType.value);
+        collect(propertyType, into, depth + 1);
+      }
+    }
+  };
+  const fields: Record<string, Set<string>> = {};
+  for (const member of union.isUnion() ? union.types : [union]) {
+    const typeSymbol = member.getProperty('type');
+    const literal = typeSymbol && checker.getTypeOfSymbol(typeSymbol);
+    if (!literal?.isStringLiteral()) throw new Error('an event without a literal type');
+    const names = new Set<string>();
+    collect(member, names, 0);
+    names.delete('type');
+    fields[literal.value] = names;
+  }
+  return fields;
+}

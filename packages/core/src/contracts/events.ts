@@ -27,9 +27,15 @@ export type BatonEventBody =
       stage: string;
       /** Host entries newly evicted or rewritten by this stage. */
       entriesAffected: number;
+      /**
+       * Entries Baton made (summaries, digests, markers, folded results) this stage replaced or
+       * dropped, e.g. the digests a summary took in; not in `entriesAffected`, since the host
+       * entries they stand for were archived already.
+       */
+      syntheticAffected: number;
       tokensBefore: number;
       tokensAfter: number;
-      /** Seq range of what the stage touched. */
+      /** Seq range of the host entries counted in `entriesAffected` (absent when there are none). */
       seqRange?: [number, number];
     }
   | { type: 'stage-failed'; stage: string; error: string }

@@ -65,6 +65,35 @@ describe('the ladder', () => {
       if (e.type === 'stage-completed') expect(e.tokensAfter).toBeLessThan(e.tokensBefore);
   });
 
+  it('stage-completed counts the host entries and, apart, the entries Baton made that a stage took in (a summary over digests)', async () => {
+    const session = createBaton({ contextWindow: 6_000, targetAt: 0.5, minCompactionGain: 0.1 }).session('s');
+    let previous: Entry[] = [];
+    let overDigests = 0;
+    for (let steps = 1; steps <= 60; steps++) {
+      const prepared = await session.prepare({ entries: toolLoop(steps, 120) });
+      const completed = prepared.events.flatMap((e) => (e.type === 'stage-completed' ? [e] : []));
+      // A stage that changed the projection took something out of it, and the event says what.
+      for (const e of completed) expect(e.entriesAffected + e.syntheticAffected, e.stage).toBeGreaterThan(0);
+      const summary = completed.find((e) => e.stage === 'summarize');
+      if (summary && summary.entriesAffected === 0) {
+        overDigests++;
+        expect(summary.seqRange).toBeUndefined();
+        // What the host stores next: the entries Baton made before this call that are gone from
+        // the projection now; every one of them was counted by the stage that took it.
+        const now = new Set(prepared.entries.map((e) => e.key));
+        const gone = previous.filter((e) => e.meta?.synthetic !== undefined && !now.has(e.key));
+        expect(gone.length).toBeGreaterThan(0);
+        expect(completed.reduce((sum, e) => sum + e.syntheticAffected, 0)).toBeGreaterThanOrEqual(
+          gone.length,
+        );
+        expect(summary.syntheticAffected).toBeGreaterThan(0);
+      }
+      previous = prepared.entries;
+    }
+    // The run reaches summaries that evict no host entry (they read "0 entries" before).
+    expect(overDigests).toBeGreaterThan(0);
+  });
+
   it('truncate-oldest runs only above truncateAt', async () => {
     const noop = defineStage('noop', async () => ({ decisions: [] }));
     const between = createBaton({

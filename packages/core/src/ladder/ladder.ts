@@ -49,6 +49,16 @@ function evictedBy(decision: Decision, byKey: ReadonlyMap<string, Entry>): Entry
   return out;
 }
 
+/**
+ * Entries Baton made (summaries, digests, markers, folded results; in an earlier compaction or an
+ * earlier stage of this one) that a decision takes out of the projection: they stand for host entries already archived, so `evictedBy`
+ * leaves them out, and the event counts them apart (a summary over digests evicts no host entry).
+ */
+function syntheticTakenBy(decision: Decision, byKey: ReadonlyMap<string, Entry>): number {
+  const keys = decision.kind === 'fold' ? [decision.key] : decision.keys;
+  return keys.filter((key) => byKey.get(key)?.meta?.synthetic !== undefined).length;
+}
+
 /** What a user's stage sees: the same context over a copy of the projection. */
 function userStageContext(ctx: StageContext, pinPolicy: PinPolicy): StageContext {
   const entries = detachedCopy(ctx.entries as Entry[]);
@@ -146,6 +156,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
       return;
     }
     let affected = 0;
+    const syntheticAffected = proposed.reduce((sum, decision) => sum + syntheticTakenBy(decision, byKey), 0);
     let from = Number.POSITIVE_INFINITY;
     let to = Number.NEGATIVE_INFINITY;
     stageSpans.forEach((span) => {
@@ -163,6 +174,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
       type: 'stage-completed',
       stage: name,
       entriesAffected: affected,
+      syntheticAffected,
       tokensBefore,
       tokensAfter: tokens,
       ...(affected > 0 ? { seqRange: [from, to] as [number, number] } : {}),
