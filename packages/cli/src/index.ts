@@ -5,6 +5,7 @@ export {
   type SentPrompt,
   withoutBreakpoints,
 } from './breakpoints.ts';
+export { UsageError } from './cli-input.ts';
 export {
   FORMATS,
   type FormatName,
@@ -14,7 +15,8 @@ export {
   TranscriptFormatError,
 } from './formats.ts';
 export { type Inspection, inspectTranscript } from './inspect.ts';
-export { type Io, main, USAGE, UsageError } from './main.ts';
+export type { Io } from './io.ts';
+export { main, USAGE } from './main.ts';
 export { heuristicJudge } from './offline-judge.ts';
 export {
   type ReadOptions,

@@ -1,6 +1,6 @@
 import { fmt } from './chart.ts';
 import { billedColumns, percent } from './cost-report.ts';
-import type { Io } from './main.ts';
+import type { Io } from './io.ts';
 import type { ReplayResult, StepRecord } from './replay.ts';
 import { describeEvent } from './report.ts';
 import { retentionNote as retentionSentence, retentionShare } from './retention.ts';
