@@ -36,6 +36,10 @@ describe('the cost / retention frontier', () => {
 
   it('prefers the defaults among equals, and keeps settings that overflow off the frontier', () => {
     expect(placeOnFrontier([point(100, 90), point(100, 90)], 1).recommended).toBe(1);
+    // Equal measures, neither the defaults: the one that moves fewer settings.
+    expect(placeOnFrontier([point(120, 90), point(100, 95), point(100, 95)], 0, [0, 2, 1]).recommended).toBe(
+      2,
+    );
     // The cheapest overflows: off the frontier, however cheap, and never recommended.
     const placed = placeOnFrontier([point(100, 90), point(50, 95, 3), point(110, 93)], 0);
     expect(placed.eligible).toEqual([true, false, true]);

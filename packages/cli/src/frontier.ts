@@ -48,13 +48,18 @@ export function paretoFrontier(
 
 /**
  * The recommendation: the cheapest frontier point that keeps at least as many references as the
- * defaults (ties: the one keeping more, then the defaults themselves, then grid order). It is
+ * defaults (ties: the one keeping more, then the defaults themselves, then the fewest settings
+ * moved from the defaults, `moved[i]`, then grid order). It is
  * never worse than the defaults on either axis, so pasting it cannot trade away what the agent
  * uses for a saving the user did not ask for; when the defaults are on the frontier it is the
  * defaults or a point that keeps more for no more cost. When the defaults overflowed and no
  * eligible point keeps as much, the frontier point that keeps the most.
  */
-export function placeOnFrontier(points: readonly FrontierPoint[], defaults: number): FrontierPlacement {
+export function placeOnFrontier(
+  points: readonly FrontierPoint[],
+  defaults: number,
+  moved: readonly number[] = [],
+): FrontierPlacement {
   const { onFrontier, eligible } = paretoFrontier(points);
   const base = points[defaults];
   if (base === undefined) throw new RangeError(`defaults: no point ${defaults} among ${points.length}`);
@@ -70,7 +75,14 @@ export function placeOnFrontier(points: readonly FrontierPoint[], defaults: numb
   const order = (a: number, b: number) => {
     const p = points[a] as FrontierPoint;
     const q = points[b] as FrontierPoint;
-    return p.cost - q.cost || q.kept - p.kept || Number(b === defaults) - Number(a === defaults) || a - b;
+    return (
+      p.cost - q.cost ||
+      q.kept - p.kept ||
+      Number(b === defaults) - Number(a === defaults) ||
+      // Two settings that measure the same: the one closer to the defaults is the smaller change.
+      (moved[a] ?? 0) - (moved[b] ?? 0) ||
+      a - b
+    );
   };
   const recommended =
     atLeast.length > 0

@@ -14,6 +14,7 @@ export {
   type Transcript,
   TranscriptFormatError,
 } from './formats.ts';
+export { type FrontierPlacement, type FrontierPoint, placeOnFrontier } from './frontier.ts';
 export { type Inspection, inspectTranscript } from './inspect.ts';
 export type { Io } from './io.ts';
 export { main, USAGE } from './main.ts';
@@ -44,3 +45,14 @@ export {
   retentionNote,
   retentionShare,
 } from './retention.ts';
+export { SETTING_FLAGS, type SettingName, type Settings } from './settings.ts';
+export {
+  DEFAULT_GRID,
+  type Grid,
+  type Measured,
+  type TuneOptions,
+  type TuneResult,
+  type TuneRow,
+  type TuneSession,
+  tune,
+} from './tune.ts';

@@ -180,7 +180,12 @@ export async function tune(
     kept: m.inPrompt,
     overBudget: m.overBudget,
   }));
-  const placement = placeOnFrontier(points, 0);
+  const defaults = settings[0] as Settings;
+  const moved = settings.map(
+    (setting) =>
+      (Object.keys(setting) as SettingName[]).filter((name) => setting[name] !== defaults[name]).length,
+  );
+  const placement = placeOnFrontier(points, 0, moved);
   return {
     sessions: sessions.length,
     steps,
