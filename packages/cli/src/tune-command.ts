@@ -33,13 +33,13 @@ const gridText = (grid: Grid) =>
 export const RECOMMENDATION_RULE =
   "the cheapest setting on the frontier that keeps at least the defaults' refs in prompt, so never worse than the defaults on either";
 
-export const TUNE_USAGE = `  baton tune <file...> [--window 128k] [--model gpt-4o] [--grid ${gridText(DEFAULT_GRID)}]
-                      [--pinned a,b] [--interval 10] [--json]
-      replays every file (several files: several sessions, summed) under each setting of the
-      grid (compactAt, targetAt, truncateAt, warnAt, minCompactionGain, keepRecentGroups, keep;
-      combinations core refuses are skipped), prints cost / retention per setting sorted by
-      cost, marks the frontier (no other setting both cheaper and keeping more refs) and the
-      defaults, and recommends ${RECOMMENDATION_RULE}.`;
+export const TUNE_USAGE = `  baton tune <file...> [--window 128k] [--model gpt-4o] [--pinned a,b] [--interval 10] [--json]
+                      [--grid ${gridText(DEFAULT_GRID)}]
+      replays every file (several: sessions summed) under each setting of the grid (compactAt,
+      targetAt, truncateAt, warnAt, minCompactionGain, keepRecentGroups, keep; what core refuses
+      is skipped), prints cost and refs kept per setting by cost, marks the frontier (no other
+      setting both cheaper and keeping more refs) and the defaults, and recommends the cheapest
+      frontier setting that keeps at least the defaults' refs in prompt.`;
 
 /**
  * `--grid compactAt=0.7,0.9 targetAt=0.3,0.5`: the axes after `--grid` up to the next option
