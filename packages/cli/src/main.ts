@@ -317,10 +317,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
       options.filter((option) => (values as Record<string, unknown>)[option] !== undefined);
     if (command === 'tune') {
       // tune sweeps Baton's settings itself and reports no single replay's extras.
-      const misplaced = given(REPLAY_ONLY.filter((o) => o !== 'interval' && o !== 'pinned'));
+      // --thread too: one id cannot name a conversation in each of several files.
+      const misplaced = given([...REPLAY_ONLY.filter((o) => o !== 'interval' && o !== 'pinned'), 'thread']);
       if (misplaced.length > 0)
         throw new UsageError(
-          `tune does not take ${misplaced.map((o) => `--${o}`).join(', ')} (sweep a setting with --grid compactAt=0.7,0.9)`,
+          `tune does not take ${misplaced.map((o) => `--${o}`).join(', ')}${misplaced.some((o) => o in SETTING_FLAGS) ? ' (sweep a setting with --grid compactAt=0.7,0.9)' : ''}`,
         );
       await runTune(tokens, values, io);
       return 0;

@@ -157,6 +157,7 @@ describe('baton tune', () => {
       [['--grid', 'targetAt=0.9'], '--grid: targetAt=0.9 fits no combination'],
       [['--compact-at', '0.9'], 'tune does not take --compact-at'],
       [['--report', 'x.html'], 'tune does not take --report'],
+      [['--thread', 'main'], 'tune does not take --thread'],
     ] as const) {
       const run = await baton('tune', first, ...args);
       expect(run.code).toBe(2);
