@@ -5,6 +5,7 @@ export {
   type SentPrompt,
   withoutBreakpoints,
 } from './breakpoints.ts';
+export { UsageError } from './cli-input.ts';
 export {
   FORMATS,
   type FormatName,
@@ -13,9 +14,10 @@ export {
   type Transcript,
   TranscriptFormatError,
 } from './formats.ts';
+export { type FrontierPlacement, type FrontierPoint, placeOnFrontier } from './frontier.ts';
 export { type Inspection, inspectTranscript } from './inspect.ts';
 export type { Io } from './io.ts';
-export { main, USAGE, UsageError } from './main.ts';
+export { main, USAGE } from './main.ts';
 export { heuristicJudge } from './offline-judge.ts';
 export {
   type ReadOptions,
@@ -43,3 +45,14 @@ export {
   retentionNote,
   retentionShare,
 } from './retention.ts';
+export { SETTING_FLAGS, type SettingName, type Settings } from './settings.ts';
+export {
+  DEFAULT_GRID,
+  type Grid,
+  type Measured,
+  type TuneOptions,
+  type TuneResult,
+  type TuneRow,
+  type TuneSession,
+  tune,
+} from './tune.ts';

@@ -1,4 +1,4 @@
-/** Where the CLI writes: stdout, stderr and what it knows of the terminal (injected, so tests capture it). */
+/** Where the CLI writes: the command's output, and what it tells the user along the way. */
 export interface Io {
   out(text: string): void;
   err(text: string): void;

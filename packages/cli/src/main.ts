@@ -1,30 +1,39 @@
-import { accessSync, constants, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  createBaton,
-  RUBRICS,
-  type RubricName,
-  resolveCallBudget,
-  type Store,
-  sqliteStore,
-} from '@baton/core';
+import { createBaton, RUBRICS, type RubricName, resolveCallBudget } from '@baton/core';
 import { fmt } from './chart.ts';
+import {
+  codeOf,
+  InputError,
+  parseWindow,
+  plural,
+  printable,
+  readNotes,
+  readTranscript,
+  UsageError,
+} from './cli-input.ts';
 import { costNote } from './cost-report.ts';
-import { FORMATS, readSession, type Transcript, TranscriptFormatError } from './formats.ts';
+import { FORMATS, TranscriptFormatError } from './formats.ts';
 import { inspectTranscript } from './inspect.ts';
 import type { Io } from './io.ts';
-import { sessionFile } from './readers/session-file.ts';
-import { sqliteTableNames } from './readers/sqlite-file.ts';
-import { modelCalls, REPLAY_SESSION, replay } from './replay.ts';
+import { modelCalls, replay } from './replay.ts';
+import { checkStore, checkStorePath, checkWritable, parseStore } from './replay-outputs.ts';
 import { progress, retentionNote, summaryTable, unfitNote } from './replay-text.ts';
 import { renderReport } from './report.ts';
+import { describeSettings, nonDefaultSettings, parseSettings, SETTING_FLAGS } from './settings.ts';
+import { runTune, TUNE_USAGE } from './tune-command.ts';
+
+export { printable, UsageError } from './cli-input.ts';
 
 export const USAGE = `baton: what Baton would have done to your agent's transcript
 
   baton replay <file> [--window 128k] [--model gpt-4o] [--pinned a,b] [--self-compact search]
                       [--store sqlite:./baton.db] [--report out.html] [--interval 10] [--thread id]
+                      [--compact-at 0.8] [--target-at 0.5] [--truncate-at 0.9] [--warn-at 0.64]
+                      [--min-compaction-gain 0.1] [--keep-recent 4] [--keep 3]
+${TUNE_USAGE}
   baton inspect <file> [--window 128k] [--model gpt-4o] [--thread id]
 
   <file>: ${Object.values(FORMATS).join('; ')}.
@@ -35,6 +44,9 @@ export const USAGE = `baton: what Baton would have done to your agent's transcri
   --interval      steps between compactions of the fixed-interval baseline (default 10)
   --thread        which conversation of a file that holds several (a sub-agent, a simulation);
                   the file's threads are listed when it is read
+  --compact-at ... Baton's settings for the replay, createBaton's options of the same name
+                  (compactAt, targetAt, truncateAt, warnAt, minCompactionGain, keepRecentGroups,
+                  keep); core's defaults otherwise. The baselines keep the defaults.
 
   --version       the version of @baton/cli
 
@@ -43,155 +55,10 @@ Exit codes: 0 done, 2 bad arguments or an unreadable transcript, 1 anything else
 /** This package's version, for `baton --version`. */
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
-/** A usage problem: reported in one line with the usage, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-/** A file that cannot be read or written: reported in one line, exit code 2. */
-class InputError extends Error {
-  override readonly name = 'InputError';
-}
-
-const codeOf = (error: unknown) => (error as { code?: unknown }).code;
-
-const plural = (n: number, one: string, many = `${one}s`) =>
-  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-
-/** C0 and C1 control characters, but newline and tab. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
-/** Control characters from a file name or a transcript never reach the terminal raw. */
-export function printable(text: string): string {
-  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-function readTranscript(file: string, thread: string | undefined) {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    const code = codeOf(error);
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'is a directory'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : (error as Error).message;
-    throw new InputError(`cannot read ${file}: ${why}`);
-  }
-  if (bytes.length === 0) throw new InputError(`${file} is empty`);
-  return readSession(sessionFile(file, bytes), thread === undefined ? {} : { thread });
-}
-
-/** Refuses an output path that cannot be written before the replay runs, not after it. */
-function checkWritable(flag: string, path: string): void {
-  const target = resolve(path);
-  try {
-    if (statSync(target).isDirectory()) throw new InputError(`${flag}: ${path} is a directory`);
-    accessSync(target, constants.W_OK);
-    return;
-  } catch (error) {
-    if (error instanceof InputError) throw error;
-    if (codeOf(error) !== 'ENOENT')
-      throw new InputError(`${flag}: cannot write ${path} (${String(codeOf(error))})`);
-  }
-  try {
-    if (!statSync(dirname(target)).isDirectory())
-      throw new InputError(`${flag}: ${dirname(path)} is not a directory`);
-    accessSync(dirname(target), constants.W_OK);
-  } catch (error) {
-    if (error instanceof InputError) throw error;
-    throw new InputError(
-      `${flag}: cannot write ${path}: ${codeOf(error) === 'ENOENT' ? 'no such directory' : 'permission denied'}`,
-    );
-  }
-}
-
-/** Tells the user which thread of a multi-thread file was read, and what the reader skipped. */
-function readNotes(transcript: Transcript): string {
-  const lines: string[] = [];
-  if (transcript.threads && transcript.threads.length > 1) {
-    lines.push(`threads (--thread <id>):`);
-    for (const t of transcript.threads)
-      lines.push(`  ${t.id === transcript.thread ? '*' : ' '} ${printable(t.id)}: ${printable(t.label)}`);
-  }
-  for (const note of transcript.notes ?? []) lines.push(`note: ${printable(note)}`);
-  return lines.length > 0 ? `${lines.join('\n')}\n` : '';
-}
-
-function parseWindow(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const match = /^(\d+(?:\.\d+)?)\s*([km]?)$/i.exec(raw.trim());
-  if (!match)
-    throw new UsageError(`--window: expected tokens like 128k, 1m or 32000, got ${JSON.stringify(raw)}`);
-  const scale = { '': 1, k: 1_000, m: 1_000_000 }[(match[2] as string).toLowerCase() as '' | 'k' | 'm'];
-  const tokens = Math.round(Number(match[1]) * scale);
-  if (tokens < 1_000)
-    throw new UsageError(`--window: ${tokens} tokens is too small for a context window (1,000 at least)`);
-  return tokens;
-}
-
-/**
- * Refuses a `--store` path that is the transcript itself, or a SQLite database of someone
- * else's (an app's Mastra or LangGraph file): Baton would switch it to WAL mode and add its
- * tables to it. A new file, or one Baton made, is fine.
- */
-function checkStorePath(path: string, transcript: string): void {
-  if (resolve(path) === resolve(transcript))
-    throw new InputError('--store: that is the transcript itself; give a new file');
-  let tables: string[];
-  try {
-    if (!statSync(path).isFile() || statSync(path).size === 0) return;
-    tables = sqliteTableNames(path);
-  } catch {
-    return; // missing, or not a database: checkWritable and checkStore say so
-  }
-  const foreign = tables.filter((name) => !name.startsWith('baton_') && !name.startsWith('sqlite_'));
-  if (foreign.length > 0)
-    throw new InputError(
-      `--store: ${path} is another application's database (tables ${foreign.slice(0, 4).join(', ')}); give a new file`,
-    );
-}
-
-/**
- * Opens the store before the replay and refuses one it cannot use: a file that is not a SQLite
- * database (found only at the end otherwise, as a stack trace), or one that holds a replay
- * already (a second replay into it would resume the first and show other numbers).
- */
-async function checkStore(store: Store, raw: string): Promise<void> {
-  const path = raw.slice('sqlite:'.length);
-  let held: boolean;
-  try {
-    held =
-      (await store.getDocument('baton/state', REPLAY_SESSION)) !== undefined ||
-      (await store.getDocument('baton/ledger', REPLAY_SESSION)) !== undefined;
-  } catch (error) {
-    await (store as { close?: () => Promise<void> }).close?.().catch(() => {});
-    throw new InputError(`--store: cannot use ${path} as a SQLite store (${(error as Error).message})`);
-  }
-  if (held) {
-    await (store as { close?: () => Promise<void> }).close?.();
-    throw new InputError(
-      `--store: ${path} holds a replay already; give a new file (a second replay into it would resume the first)`,
-    );
-  }
-}
-
-function parseStore(raw: string | undefined): Store | undefined {
-  if (raw === undefined || raw === 'memory') return undefined;
-  if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) {
-    const path = raw.slice('sqlite:'.length);
-    checkWritable('--store', path);
-    return sqliteStore({ path });
-  }
-  throw new UsageError(`--store: expected memory or sqlite:<path>, got ${JSON.stringify(raw)}`);
-}
-
 async function runReplay(file: string, values: Record<string, string | undefined>, io: Io): Promise<void> {
+  // Settings first: a mistyped flag is refused before a long file is read.
+  const engine = parseSettings(values);
+  const moved = nonDefaultSettings(engine);
   const transcript = readTranscript(file, values.thread);
   if (values.report !== undefined) {
     if (resolve(values.report) === resolve(file))
@@ -199,6 +66,7 @@ async function runReplay(file: string, values: Record<string, string | undefined
     checkWritable('--report', values.report);
   }
   if (values.store?.startsWith('sqlite:')) checkStorePath(values.store.slice('sqlite:'.length), file);
+
   const rubric = values['self-compact'];
   if (rubric !== undefined && !(rubric in RUBRICS))
     throw new UsageError(
@@ -219,6 +87,7 @@ async function runReplay(file: string, values: Record<string, string | undefined
     contextWindow ? `window ${fmt(contextWindow)}` : '',
     pinned.length ? `pinned ${pinned.join(', ')}` : '',
     rubric ? `self-compact ${rubric}` : '',
+    Object.keys(moved).length > 0 ? describeSettings(moved) : '',
   ]
     .filter(Boolean)
     .join(' · ');
@@ -243,12 +112,18 @@ async function runReplay(file: string, values: Record<string, string | undefined
         ...(rubric ? { selfCompact: rubric as RubricName } : {}),
         ...(store ? { store } : {}),
         interval,
+        settings: engine,
       },
       progress(io),
     );
   } finally {
     await (store as { close?: () => Promise<void> } | undefined)?.close?.();
   }
+  // The settings a reader must know to compare these numbers with another run's.
+  if (Object.keys(moved).length > 0)
+    io.out(
+      `\nBaton's settings: ${describeSettings(moved)} (core's defaults otherwise; the baselines keep them all)\n`,
+    );
   io.out(`\n${summaryTable(result)}\n\n${unfitNote(result)}${retentionNote(result)}\n${costNote(result)}\n`);
   io.out(
     `\n${plural(result.archived, 'entry', 'entries')} archived (recallable verbatim)${result.probes ? `, ${plural(result.probes, 'probe')}` : ''}.\n`,
@@ -304,15 +179,30 @@ function runInspect(file: string, values: Record<string, string | undefined>, io
 }
 
 /** Options only `replay` uses. */
-const REPLAY_ONLY = ['pinned', 'self-compact', 'store', 'report', 'interval'] as const;
+const REPLAY_ONLY = [
+  'pinned',
+  'self-compact',
+  'store',
+  'report',
+  'interval',
+  ...(Object.keys(SETTING_FLAGS) as Array<keyof typeof SETTING_FLAGS>),
+] as const;
+/** Options only `tune` uses. */
+const TUNE_ONLY = ['grid', 'json'] as const;
 
 /** The CLI: returns the exit code, never throws. */
 export async function main(argv: string[], io: Io): Promise<number> {
   try {
-    const { positionals, values } = parseArgs({
+    const { positionals, values, tokens } = parseArgs({
       args: argv,
       allowPositionals: true,
+      tokens: true,
       options: {
+        ...(Object.fromEntries(
+          Object.keys(SETTING_FLAGS).map((flag) => [flag, { type: 'string' }]),
+        ) as Record<keyof typeof SETTING_FLAGS, { type: 'string' }>),
+        grid: { type: 'string', multiple: true },
+        json: { type: 'boolean' },
         window: { type: 'string' },
         model: { type: 'string' },
         pinned: { type: 'string' },
@@ -334,8 +224,26 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.out(`${USAGE}\n`);
       return values.help || command === 'help' ? 0 : 2;
     }
-    if (command !== 'replay' && command !== 'inspect')
+    if (command !== 'replay' && command !== 'inspect' && command !== 'tune')
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    const given = (options: readonly string[]) =>
+      options.filter((option) => (values as Record<string, unknown>)[option] !== undefined);
+    if (command === 'tune') {
+      // tune sweeps Baton's settings itself and reports no single replay's extras.
+      // --thread too: one id cannot name a conversation in each of several files.
+      const misplaced = given([...REPLAY_ONLY.filter((o) => o !== 'interval' && o !== 'pinned'), 'thread']);
+      if (misplaced.length > 0)
+        throw new UsageError(
+          `tune does not take ${misplaced.map((o) => `--${o}`).join(', ')}${misplaced.some((o) => o in SETTING_FLAGS) ? ' (sweep a setting with --grid compactAt=0.7,0.9)' : ''}`,
+        );
+      await runTune(tokens, values, io);
+      return 0;
+    }
+    const tuneOnly = given(TUNE_ONLY);
+    if (tuneOnly.length > 0)
+      throw new UsageError(
+        `${command} does not take ${tuneOnly.map((o) => `--${o}`).join(', ')} (tune does)`,
+      );
     if (file === undefined) throw new UsageError(`${command}: which transcript file?`);
     if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
     const strings = values as Record<string, string | undefined>;

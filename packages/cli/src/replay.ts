@@ -25,6 +25,7 @@ import { batonPromptBlocks, type SentPrompt } from './breakpoints.ts';
 import { heuristicJudge, recordingJudge } from './offline-judge.ts';
 import { SCRIPTED } from './readers/session-file.ts';
 import { promptHolds, type RetentionTotals, referenceRetention } from './retention.ts';
+import type { Settings } from './settings.ts';
 
 export interface ReplayOptions {
   contextWindow?: number;
@@ -36,6 +37,17 @@ export interface ReplayOptions {
   store?: Store;
   /** Steps between compactions of the fixed-interval baseline. Default 10. */
   interval?: number;
+  /**
+   * Baton's thresholds and what it keeps (`--compact-at`, `--keep-recent`, ...): core's options,
+   * for Baton's run only. The baselines keep core's defaults, so they stay the same yardstick
+   * whatever Baton is set to. Default: core's defaults.
+   */
+  settings?: Settings;
+  /**
+   * Run the three baselines too (default true). A sweep over settings runs them once: they do
+   * not depend on Baton's settings. Without them `policies` holds Baton's summary alone.
+   */
+  baselines?: boolean;
 }
 
 /** The session id a replay runs under, in its store. */
@@ -47,6 +59,7 @@ export interface StepRecord {
   /** Index of the assistant message this call produced, in the transcript. */
   at: number;
   baton: number;
+  /** The baselines' (0 in a replay run with `baselines: false`). */
   none: number;
   interval: number;
   deleteOldest: number;
@@ -156,12 +169,15 @@ export async function replay(
     ...(options.model ? { model: options.model } : {}),
     ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
     pinnedTools: options.pinned ?? [],
-    // Seeded: the same transcript replays to the same numbers (checkpoint refs in notices
-    // would otherwise move token counts from one run to the next).
-    random: seededRandom(0x5eed),
   };
+  // Seeded: the same transcript replays to the same numbers (checkpoint refs in notices would
+  // otherwise move token counts from one run to the next). One sequence per engine, so Baton's
+  // numbers do not depend on whether the baselines ran beside it.
+  const seeded = () => seededRandom(0x5eed);
   const baton = createBaton({
     ...common,
+    ...options.settings,
+    random: seeded(),
     ...(options.store ? { store: options.store } : {}),
     ...(options.selfCompact
       ? {
@@ -173,7 +189,14 @@ export async function replay(
       : {}),
     onEvent: (e) => events.push(e),
   });
-  const fixed = createBaton({ ...common, compactAt: 1, truncateAt: 1, warnAt: 1, targetAt: 0.99 });
+  const fixed = createBaton({
+    ...common,
+    random: seeded(),
+    compactAt: 1,
+    truncateAt: 1,
+    warnAt: 1,
+    targetAt: 0.99,
+  });
   const { warnAt, compactAt, targetAt, truncateAt, pricing } = baton.options;
   // A replay names its model or window (resolveCallBudget throws BatonModelError otherwise).
   const window = resolveCallBudget(baton.options, {});
@@ -198,10 +221,12 @@ export async function replay(
     deleteOldest: 'delete oldest',
   };
   const rules = billingRules(options.model);
+  const baselines = options.baselines !== false;
+  const keys: readonly PolicyKey[] = baselines ? POLICY_KEYS : ['baton'];
   const summaries = {} as Record<PolicyKey, PolicySummary>;
   const billing = {} as Record<PolicyKey, PolicyBilling>;
   const retention = {} as Record<PolicyKey, ReturnType<typeof referenceRetention>>;
-  for (const key of POLICY_KEYS) {
+  for (const key of keys) {
     billing[key] = policyBilling(pricing, rules);
     retention[key] = referenceRetention(entries);
     summaries[key] = {
@@ -225,9 +250,9 @@ export async function replay(
     const seen = events.length;
     const probed = probes.length;
     const prepared = await session.prepare({ entries: history });
-    if ((index + 1) % every === 0) interval.requestCompaction();
-    const fixedRun = await interval.prepare({ entries: history });
-    const window = deleteOldest(counts, at, budget, overhead);
+    if (baselines && (index + 1) % every === 0) interval.requestCompaction();
+    const fixedRun = baselines ? await interval.prepare({ entries: history }) : undefined;
+    const window = baselines ? deleteOldest(counts, at, budget, overhead) : undefined;
 
     // The reply this call produced is the transcript's, whatever the policy sent.
     const reply = counter.raw(entries[at] as Entry);
@@ -248,9 +273,11 @@ export async function replay(
     // Each policy's prompt as sent: system prompt, projection and trailing notices where it has
     // them, with the breakpoints Baton places (billed with and without them).
     if (prepared.outcome !== 'unfit') bill('baton', prepared, reply);
-    bill('none', { entries: history }, reply);
-    if (fixedRun.outcome !== 'unfit') bill('interval', fixedRun, reply);
-    bill('deleteOldest', { entries: entries.slice(window.first, at) }, reply);
+    if (fixedRun && window) {
+      bill('none', { entries: history }, reply);
+      if (fixedRun.outcome !== 'unfit') bill('interval', fixedRun, reply);
+      bill('deleteOldest', { entries: entries.slice(window.first, at) }, reply);
+    }
 
     // What each policy's prompt held of what the agent went on to use. Recall is scored after
     // the loop, against the archives: a prompt lacks only what was archived before it was sent.
@@ -258,22 +285,24 @@ export async function replay(
     retention.baton.record(at, promptHolds(prepared), {
       overBudget: prepared.tokens.after > budget || prepared.outcome === 'unfit',
     });
-    // The whole history: it holds every identifier an earlier message showed.
-    retention.none.record(at, () => true, { overBudget: none > budget });
-    retention.interval.record(at, promptHolds(fixedRun), {
-      overBudget: fixedRun.tokens.after > budget || fixedRun.outcome === 'unfit',
-    });
-    retention.deleteOldest.record(at, promptHolds({ entries: entries.slice(window.first, at) }), {
-      overBudget: window.tokens > budget,
-    });
+    if (fixedRun && window) {
+      // The whole history: it holds every identifier an earlier message showed.
+      retention.none.record(at, () => true, { overBudget: none > budget });
+      retention.interval.record(at, promptHolds(fixedRun), {
+        overBudget: fixedRun.tokens.after > budget || fixedRun.outcome === 'unfit',
+      });
+      retention.deleteOldest.record(at, promptHolds({ entries: entries.slice(window.first, at) }), {
+        overBudget: window.tokens > budget,
+      });
+    }
 
     const record: StepRecord = {
       step: index + 1,
       at,
       baton: prepared.tokens.after,
-      none,
-      interval: fixedRun.tokens.after,
-      deleteOldest: window.tokens,
+      none: baselines ? none : 0,
+      interval: fixedRun?.tokens.after ?? 0,
+      deleteOldest: window?.tokens ?? 0,
       cost,
       billed,
       outcome: prepared.outcome,
@@ -296,19 +325,20 @@ export async function replay(
       if (!opened) s.openingLost++;
     };
     // The two Baton runs: compacted or unfit as their own outcome says.
-    for (const [key, run, tokens] of [
-      ['baton', prepared, record.baton],
-      ['interval', fixedRun, record.interval],
-    ] as const)
+    const ran = (key: PolicyKey, run: { outcome: string; entries: readonly Entry[] }, tokens: number) =>
       tally(key, tokens, run.outcome === 'compacted', keepsOpening(run.entries), run.outcome === 'unfit');
-    tally('none', none, false, true);
-    tally('deleteOldest', window.tokens, false, !openingSaid || openingAt >= window.first);
+    ran('baton', prepared, record.baton);
+    if (fixedRun && window) {
+      ran('interval', fixedRun, record.interval);
+      tally('none', none, false, true);
+      tally('deleteOldest', window.tokens, false, !openingSaid || openingAt >= window.first);
+    }
     onStep?.(record, calls.length);
   }
   const archived = (await session.archive.range(0, Number.MAX_SAFE_INTEGER)).length;
   for (const [key, policySession] of [
     ['baton', session],
-    ['interval', interval],
+    ...(baselines ? [['interval', interval] as const] : []),
   ] as const) {
     const text = await archivedText(policySession);
     retention[key].scoreRecall((identifier) => text.includes(identifier));
@@ -322,7 +352,7 @@ export async function replay(
       target: targetAt * budget,
       truncate: truncateAt * budget,
     },
-    policies: POLICY_KEYS.map((key) => Object.assign(summaries[key], billing[key].costs())),
+    policies: keys.map((key) => Object.assign(summaries[key], billing[key].costs())),
     probes: events.filter((e) => e.type === 'probe-decided').length,
     archived,
     ...(options.model ? { model: options.model } : {}),
