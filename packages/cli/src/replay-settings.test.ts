@@ -26,12 +26,12 @@ const compactions = (out: string) => Number(/^Baton\s+(\d+)\s/m.exec(out)?.[1]);
 describe('baton replay with engine settings', () => {
   it('passes the thresholds to the engine: compacting later compacts less often', async () => {
     const defaults = await baton('replay', file, '--window', '8k');
-    const later = await baton('replay', file, '--window', '8k', '--compact-at', '0.95', '--target-at', '0.4');
+    const later = await baton('replay', file, '--window', '8k', '--compact-at', '0.95', '--target-at', '0.2');
     expect(defaults.code).toBe(0);
     expect(later.code).toBe(0);
     expect(compactions(defaults.out)).toBeGreaterThan(0);
     expect(compactions(later.out)).toBeLessThan(compactions(defaults.out));
-    expect(later.out).toContain("Baton's settings: compactAt 0.95, targetAt 0.4, truncateAt 0.95");
+    expect(later.out).toContain("Baton's settings: compactAt 0.95, targetAt 0.2, truncateAt 0.95");
     expect(defaults.out).not.toContain("Baton's settings");
     // The baselines keep core's defaults whatever Baton runs with.
     const row = (out: string, policy: string) => new RegExp(`^${policy} .*$`, 'm').exec(out)?.[0];

@@ -48,6 +48,6 @@ describe('engine settings from flags', () => {
   it("reports what differs from core's defaults, the thresholds a moved compactAt moves included", () => {
     expect(nonDefaultSettings({})).toEqual({});
     expect(nonDefaultSettings({ compactAt: 0.8, keep: 3 })).toEqual({});
-    expect(nonDefaultSettings({ compactAt: 0.6 })).toEqual({ compactAt: 0.6, warnAt: 0.48, targetAt: 0.375 });
+    expect(nonDefaultSettings({ compactAt: 0.6 })).toEqual({ compactAt: 0.6, warnAt: 0.48, targetAt: 0.225 });
   });
 });

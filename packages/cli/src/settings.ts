@@ -93,7 +93,7 @@ export function nonDefaultSettings(settings: Settings): Settings {
   const defaults = resolvedSettings({});
   const resolved = resolvedSettings(settings);
   const moved: Settings = {};
-  // Rounded: a derived threshold (0.625 x compactAt) prints as 0.375, not 0.37499999999999994.
+  // Rounded: a derived threshold (0.375 x compactAt) prints as 0.225, not 0.22499999999999998.
   for (const name of SETTING_NAMES)
     if (resolved[name] !== defaults[name]) moved[name] = Number(resolved[name].toPrecision(6));
   return moved;

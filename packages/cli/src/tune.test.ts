@@ -65,13 +65,13 @@ describe('baton tune', () => {
     expect(result.steps).toBe(67);
     // The defaults (added: the grid lacks them) and the four combinations.
     expect(result.rows.map((r) => r.settings)).toEqual([
-      { compactAt: 0.8, targetAt: 0.5 },
+      { compactAt: 0.8, targetAt: 0.3 },
       { compactAt: 0.7, targetAt: 0.3 },
       { compactAt: 0.7, targetAt: 0.5 },
       { compactAt: 0.9, targetAt: 0.3 },
       { compactAt: 0.9, targetAt: 0.5 },
     ]);
-    expect(result.defaults).toEqual({ compactAt: 0.8, targetAt: 0.5 });
+    expect(result.defaults).toEqual({ compactAt: 0.8, targetAt: 0.3 });
     // The settings reached the engine: they do not all measure the same.
     expect(new Set(result.rows.map((r) => r.cost)).size).toBeGreaterThan(1);
     expect(new Set(result.rows.map((r) => r.compactions)).size).toBeGreaterThan(1);
@@ -132,7 +132,7 @@ describe('baton tune', () => {
     expect(table).toMatch(/recommended/);
     expect(run.out).toMatch(/^ {2}createBaton\(\{ compactAt: [\d.]+, minCompactionGain: [\d.]+ \}\)$/m);
     expect(run.out).toMatch(
-      /the defaults \(compactAt 0\.8, minCompactionGain 0\.1\) are (not )?on the frontier/,
+      /the defaults \(compactAt 0\.8, minCompactionGain 0\.3\) are (not )?on the frontier/,
     );
     expect(run.out).toContain('baselines, the same under every setting:');
   }, 120_000);
@@ -140,7 +140,7 @@ describe('baton tune', () => {
   it('skips combinations core refuses and refuses a grid it cannot run', async () => {
     const { settings, skipped } = gridSettings({ compactAt: [0.7, 0.8, 0.9], targetAt: [0.3, 0.5, 0.7] });
     expect(settings).toHaveLength(8); // 9 combinations, 1 refused; the defaults among them, first
-    expect(settings[0]).toEqual({ compactAt: 0.8, targetAt: 0.5 });
+    expect(settings[0]).toEqual({ compactAt: 0.8, targetAt: 0.3 });
     expect(skipped).toEqual([
       {
         settings: { compactAt: 0.7, targetAt: 0.7 },
