@@ -76,7 +76,7 @@ export type {
   SelfCompactOptions,
 } from './self-compaction.ts';
 export type { Session } from './session.ts';
-export { defineStage, type Stage, type StageContext, type StageOptions, type StageResult } from './stage.ts';
+export { type DefineStageOptions, defineStage, type Stage, type StageContext, type StageOptions, type StageResult } from './stage.ts';
 export {
   defaultStages,
   degrade,

@@ -1,10 +1,13 @@
 import { type Group, hasUnconsumedResults, isProtected } from './groups.ts';
-import { isBuiltInStage, type Stage, stageNameOf } from './stage.ts';
+import type { Stage } from './stage.ts';
 import type { Entry } from './transcript.ts';
 
-/** Stages that remove history outright (what they drop leaves the prompt; only a marker stays). */
+/**
+ * Stages that remove history outright (what they drop leaves the prompt; only a marker stays):
+ * `truncateOldest()` and any stage declared `destructive` (`defineStage(name, run, { destructive: true })`).
+ */
 export function isDestructive(stage: Stage): boolean {
-  return isBuiltInStage(stage) && stageNameOf(stage) === 'truncate-oldest';
+  return stage.destructive === true;
 }
 
 /**

@@ -54,5 +54,5 @@ export function truncateOldest(): Stage {
       }),
     );
     return { decisions };
-  });
+  }, { destructive: true });
 }
