@@ -1,8 +1,23 @@
 import { type Group, hasUnconsumedResults, isProtected } from '../groups.ts';
 import { identifierIndex } from '../identifiers.ts';
 import { builtInStage, FreedTokens, type Stage } from '../stage.ts';
-import { entryText } from '../transcript.ts';
+import { type Entry, entryText } from '../transcript.ts';
 import { adjacentRuns, recallRangeHint, replaceWith } from './spans.ts';
+
+const MARKER_NAMES = 'names in them: ';
+
+/**
+ * The names a truncation marker lists: all the prompt still shows of what it dropped, so a
+ * summary that later takes the marker carries them on. '' for any other entry.
+ */
+export function markerNames(entry: Entry): string {
+  if (entry.meta?.synthetic !== 'marker') return '';
+  const text = entryText(entry);
+  const at = text.indexOf(MARKER_NAMES);
+  if (at < 0) return '';
+  const end = text.indexOf('; recall(', at);
+  return text.slice(at + MARKER_NAMES.length, end < 0 ? undefined : end);
+}
 
 const isDigest = (group: Group) =>
   group.kind === 'synthetic' && group.entries.every((e) => e.meta?.synthetic === 'digest');
@@ -50,7 +65,7 @@ export function truncateOldest(): Stage {
       replaceWith('truncate-oldest', run, 'marker', 'user', ([from, to], entries) => {
         // The names in what goes stay in sight, so a need to recall it shows.
         const names = identifierIndex(entries.map(entryText).join('\n'), '', 240);
-        return `[baton] ${entries.length} earlier messages (seq ${from}-${to}) were removed to fit the context window;${names ? ` names in them: ${names};` : ''} ${recallRangeHint(from, to)} returns them verbatim.`;
+        return `[baton] ${entries.length} earlier messages (seq ${from}-${to}) were removed to fit the context window;${names ? ` ${MARKER_NAMES}${names};` : ''} ${recallRangeHint(from, to)} returns them verbatim.`;
       }),
     );
     return { decisions };
