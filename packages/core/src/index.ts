@@ -76,7 +76,14 @@ export type {
   SelfCompactOptions,
 } from './self-compaction.ts';
 export type { Session } from './session.ts';
-export { type DefineStageOptions, defineStage, type Stage, type StageContext, type StageOptions, type StageResult } from './stage.ts';
+export {
+  type DefineStageOptions,
+  defineStage,
+  type Stage,
+  type StageContext,
+  type StageOptions,
+  type StageResult,
+} from './stage.ts';
 export {
   defaultStages,
   degrade,

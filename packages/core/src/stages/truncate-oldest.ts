@@ -27,47 +27,51 @@ const isDigest = (group: Group) =>
  * oldest unprotected groups, leaving a one-line marker per removed run with its recall call.
  */
 export function truncateOldest(): Stage {
-  return builtInStage('truncate-oldest', async function truncateOldestStage(ctx) {
-    if (ctx.tokens <= ctx.truncateLimit && ctx.tokens <= ctx.budget) return { decisions: [] };
-    const freed = new FreedTokens(ctx);
-    const selected: Group[] = [];
-    const take = (group: Group) => {
-      selected.push(group);
-      // The marker costs about 40 tokens per run; the estimate stays conservative by ignoring it.
-      freed.add(group.entries.reduce((sum, e) => sum + ctx.count(e), 0));
-    };
-    for (const group of ctx.groups) {
-      if (freed.reachedTarget) break;
-      if (isProtected(group) || hasUnconsumedResults(group) || group.kind === 'synthetic') continue;
-      take(group);
-    }
-    // Digests of dropped tool traffic grow with every call and no other stage shrinks them: when
-    // what is left would still not fit the budget, the oldest go too (their names carry into the
-    // marker) rather than the opening request being cut to a preview. Unless the protected
-    // content alone is above the target: then the opening request has no working margin, and a
-    // preview of it (by `degrade`) is what leaves the agent room to work.
-    const protectedTokens = ctx.groups
-      .filter((group) => isProtected(group))
-      .reduce((sum, group) => sum + group.entries.reduce((s, e) => s + ctx.count(e), 0), 0);
-    for (const group of ctx.groups) {
-      if (freed.remaining <= ctx.budget || protectedTokens > ctx.target) break;
-      if (!isProtected(group) && isDigest(group) && !selected.includes(group)) take(group);
-    }
-    // Markers left by earlier truncations next to what goes now merge into one.
-    const chosen = new Set(selected);
-    ctx.groups.forEach((group, i) => {
-      const isMarker =
-        group.kind === 'synthetic' && group.entries.every((e) => e.meta?.synthetic === 'marker');
-      if (isMarker && (chosen.has(ctx.groups[i - 1]!) || chosen.has(ctx.groups[i + 1]!)))
+  return builtInStage(
+    'truncate-oldest',
+    async function truncateOldestStage(ctx) {
+      if (ctx.tokens <= ctx.truncateLimit && ctx.tokens <= ctx.budget) return { decisions: [] };
+      const freed = new FreedTokens(ctx);
+      const selected: Group[] = [];
+      const take = (group: Group) => {
         selected.push(group);
-    });
-    const decisions = adjacentRuns(selected, ctx.groups).map((run) =>
-      replaceWith('truncate-oldest', run, 'marker', 'user', ([from, to], entries) => {
-        // The names in what goes stay in sight, so a need to recall it shows.
-        const names = identifierIndex(entries.map(entryText).join('\n'), '', 240);
-        return `[baton] ${entries.length} earlier messages (seq ${from}-${to}) were removed to fit the context window;${names ? ` ${MARKER_NAMES}${names};` : ''} ${recallRangeHint(from, to)} returns them verbatim.`;
-      }),
-    );
-    return { decisions };
-  }, { destructive: true });
+        // The marker costs about 40 tokens per run; the estimate stays conservative by ignoring it.
+        freed.add(group.entries.reduce((sum, e) => sum + ctx.count(e), 0));
+      };
+      for (const group of ctx.groups) {
+        if (freed.reachedTarget) break;
+        if (isProtected(group) || hasUnconsumedResults(group) || group.kind === 'synthetic') continue;
+        take(group);
+      }
+      // Digests of dropped tool traffic grow with every call and no other stage shrinks them: when
+      // what is left would still not fit the budget, the oldest go too (their names carry into the
+      // marker) rather than the opening request being cut to a preview. Unless the protected
+      // content alone is above the target: then the opening request has no working margin, and a
+      // preview of it (by `degrade`) is what leaves the agent room to work.
+      const protectedTokens = ctx.groups
+        .filter((group) => isProtected(group))
+        .reduce((sum, group) => sum + group.entries.reduce((s, e) => s + ctx.count(e), 0), 0);
+      for (const group of ctx.groups) {
+        if (freed.remaining <= ctx.budget || protectedTokens > ctx.target) break;
+        if (!isProtected(group) && isDigest(group) && !selected.includes(group)) take(group);
+      }
+      // Markers left by earlier truncations next to what goes now merge into one.
+      const chosen = new Set(selected);
+      ctx.groups.forEach((group, i) => {
+        const isMarker =
+          group.kind === 'synthetic' && group.entries.every((e) => e.meta?.synthetic === 'marker');
+        if (isMarker && (chosen.has(ctx.groups[i - 1]!) || chosen.has(ctx.groups[i + 1]!)))
+          selected.push(group);
+      });
+      const decisions = adjacentRuns(selected, ctx.groups).map((run) =>
+        replaceWith('truncate-oldest', run, 'marker', 'user', ([from, to], entries) => {
+          // The names in what goes stay in sight, so a need to recall it shows.
+          const names = identifierIndex(entries.map(entryText).join('\n'), '', 240);
+          return `[baton] ${entries.length} earlier messages (seq ${from}-${to}) were removed to fit the context window;${names ? ` ${MARKER_NAMES}${names};` : ''} ${recallRangeHint(from, to)} returns them verbatim.`;
+        }),
+      );
+      return { decisions };
+    },
+    { destructive: true },
+  );
 }
