@@ -26,6 +26,7 @@ export type {
   ToolSchema,
 } from './contracts/prepared.ts';
 export {
+  type DefineStageOptions,
   defineStage,
   type Stage,
   type StageContext,

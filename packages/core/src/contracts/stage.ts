@@ -58,23 +58,45 @@ export type Stage = ((ctx: StageContext) => Promise<StageResult>) & {
    * keeping their keys. Only the residual `degrade` stage sets it; the session then tells the agent.
    */
   readonly degrades?: true;
+  /**
+   * Removes history outright (what it takes leaves the prompt; at most a marker stays), like
+   * `truncateOldest()`. The ladder then runs a later `degrades` stage on fresh results first
+   * when only a preview can make room, so such a stage never destroys for nothing.
+   */
+  readonly destructive?: true;
 };
 
+export interface DefineStageOptions {
+  /** The stage removes history outright (see `Stage.destructive`). Default: false. */
+  destructive?: boolean;
+}
+
 /**
- * Names a stage function (the name appears in events and the ledger).
+ * Names a stage function (the name appears in events and the ledger); `destructive: true`
+ * declares a stage that removes history, so the ladder orders it after previews of fresh results.
  *
  * @example
  * const dropImages = defineStage('drop-images', async (ctx) => ({ decisions: [] }));
+ * const dropOldTurns = defineStage('drop-old-turns', dropRun, { destructive: true });
  */
-export function defineStage(name: string, run: (ctx: StageContext) => Promise<StageResult>): Stage {
-  return Object.assign(async (ctx: StageContext) => run(ctx), { stageName: name });
+export function defineStage(
+  name: string,
+  run: (ctx: StageContext) => Promise<StageResult>,
+  { destructive = false }: DefineStageOptions = {},
+): Stage {
+  const stage = Object.assign(async (ctx: StageContext) => run(ctx), { stageName: name });
+  return destructive ? Object.assign(stage, { destructive: true as const }) : stage;
 }
 
 const BUILT_IN = Symbol('baton.builtInStage');
 
 /** Baton's own stages read the projection in place; any other stage is user code and gets a copy. */
-export function builtInStage(name: string, run: (ctx: StageContext) => Promise<StageResult>): Stage {
-  return Object.assign(defineStage(name, run), { [BUILT_IN]: true });
+export function builtInStage(
+  name: string,
+  run: (ctx: StageContext) => Promise<StageResult>,
+  options: DefineStageOptions = {},
+): Stage {
+  return Object.assign(defineStage(name, run, options), { [BUILT_IN]: true });
 }
 
 export function isBuiltInStage(stage: Stage): boolean {

@@ -49,23 +49,30 @@ describe('the steady state of a long tool loop', () => {
     expect(prepared.notices.some((n) => n.type === 'eviction')).toBe(true);
   });
 
-  it('over hundreds of calls, compactions are spaced: fewer than one every 3.7 calls, never two in a row', async () => {
+  it('over hundreds of calls, most compactions end within one gain of their target, and none follows another', async () => {
     const baton = createBaton({ contextWindow: 8_000 });
+    const { inputBudget, targetAt, minCompactionGain } = baton.options;
     const session = baton.session('long');
     const history: Entry[] = [createEntry(0, 'user', 'OPENING: audit the repository')];
     const compactedAt: number[] = [];
+    const after: number[] = [];
     const calls = 300;
     for (let s = 0; s < calls; s++) {
       step(history, s, wordsAt(s));
       const prepared = await session.prepare({ entries: history });
       expect(prepared.outcome).not.toBe('unfit');
       expect(prepared.tokens.after).toBeLessThanOrEqual(prepared.tokens.budget);
-      if (prepared.outcome === 'compacted') compactedAt.push(s);
+      if (prepared.outcome === 'compacted') {
+        compactedAt.push(s);
+        after.push(prepared.tokens.after);
+      }
     }
     const gaps = compactedAt.slice(1).map((s, i) => s - compactedAt[i]!);
     expect(compactedAt.length).toBeGreaterThan(10);
-    // 78 measured (2026-12-02); 88 when the floor is left to the first pass's protections.
-    expect(compactedAt.length).toBeLessThanOrEqual(81);
+    expect(compactedAt.length).toBeLessThanOrEqual(calls / 3);
+    const within = after.filter((t) => t <= (targetAt + minCompactionGain) * inputBudget).length;
+    // Measured 2026-12-02: 45 of 86 compactions; 8 of 93 with the floor left to the first pass.
+    expect(within).toBeGreaterThanOrEqual(0.4 * after.length);
     expect(Math.min(...gaps)).toBeGreaterThan(1);
   });
 

@@ -1,10 +1,13 @@
-import { isBuiltInStage, type Stage, stageNameOf } from '../contracts/stage.ts';
+import type { Stage } from '../contracts/stage.ts';
 import { type Group, hasUnconsumedResults, isProtected } from '../transcript/groups.ts';
 import type { Entry } from '../transcript/transcript.ts';
 
-/** Stages that remove history outright (what they drop leaves the prompt; only a marker stays). */
+/**
+ * Stages that remove history outright (what they drop leaves the prompt; only a marker stays):
+ * `truncateOldest()` and any stage declared `destructive` (`defineStage(name, run, { destructive: true })`).
+ */
 export function isDestructive(stage: Stage): boolean {
-  return isBuiltInStage(stage) && stageNameOf(stage) === 'truncate-oldest';
+  return stage.destructive === true;
 }
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Summarizer } from '../../contracts/summarizer.ts';
 import { createBaton } from '../../session/baton.ts';
 import { createEntry, type Entry, entryText } from '../../transcript/transcript.ts';
-import { summarize } from './index.ts';
+import { summarize, truncateOldest } from './index.ts';
 
 /** A tool result naming a file and a function of its own, in filler text. */
 const result = (step: number, words = 120) =>
@@ -90,13 +90,57 @@ describe('summarize', () => {
     // Newest first: the latest summarized step's names lead.
     const summarizedSteps = calls[0]!.entries.filter((e) => e.role === 'tool').length;
     expect(names.indexOf(`handler_${summarizedSteps - 1}`)).toBeLessThan(names.indexOf('handler_0'));
-    // Bounded by the summary budget (a character of names per token).
+    // Bounded by the summary budget (two characters of names per token).
     expect(names.length).toBeLessThanOrEqual(
-      'Names in these messages: '.length + baton.options.maxSummaryTokens,
+      'Names in these messages: '.length + 2 * baton.options.maxSummaryTokens,
     );
     // The next summary gets the summarizer's own text as its prior, not the names line, and
     // the earlier span's names stay in sight under it.
     expect(calls[1]!.priorSummary).toBe(first![1]);
     expect(second!.at(-1)).toContain('handler_0');
+  });
+
+  it('carries the names a truncation marker listed into the summary that takes the marker', async () => {
+    // A chat turn naming ten things of its own: more names than a names line holds.
+    const turn = (t: number) =>
+      `Turn ${t}: ${Array.from({ length: 10 }, (_, k) => `src/turn_${t}/file_${k}.py`).join(' and ')}`;
+    let failing = true;
+    const summaries: string[] = [];
+    const terse: Summarizer = async ({ entries }) => {
+      // The first compaction's summary fails, so truncation runs and leaves a marker.
+      if (failing) throw new Error('summarizer down');
+      summaries.push(`Talked over ${entries.length} messages.`);
+      return summaries.at(-1)!;
+    };
+    const baton = createBaton({
+      contextWindow: 8_000,
+      summarizer: terse,
+      stages: [summarize({ keepRecentGroups: 2 }), truncateOldest()],
+    });
+    const session = baton.session('s');
+    const history: Entry[] = [createEntry(0, 'user', 'OPENING: plan the migration')];
+    const say = (t: number) =>
+      history.push(
+        createEntry(history.length, 'user', turn(t)),
+        createEntry(history.length + 1, 'assistant', `Noted turn ${t}.`),
+      );
+    for (let t = 0; t < 60; t++) say(t);
+    const truncated = await session.prepare({ entries: history });
+    const marker = truncated.entries.find((e) => e.meta?.synthetic === 'marker');
+    expect(marker).toBeDefined();
+    const listed = /names in them: (.*?); recall/.exec(entryText(marker!))![1]!.split(', ');
+    expect(listed.length).toBeGreaterThan(5);
+    failing = false;
+    let summary: Entry | undefined;
+    for (let t = 60; t < 200 && !summary; t++) {
+      say(t);
+      const prepared = await session.prepare({ entries: history });
+      summary = prepared.entries.find((e) => e.meta?.synthetic === 'summary');
+      if (summary) expect(prepared.entries.some((e) => e.meta?.synthetic === 'marker')).toBe(false);
+    }
+    // The marker went into the summary, and every name it listed is still in what the model reads.
+    expect(summary).toBeDefined();
+    const text = entryText(summary!);
+    for (const name of listed) expect(text).toContain(name);
   });
 });
