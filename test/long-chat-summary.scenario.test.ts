@@ -8,7 +8,7 @@ import { longChatTurn, promptText, tenthsRepresented } from './support/long-chat
  * every stretch of the conversation in view, compressing old stretches instead of dropping them.
  */
 describe('a 400-turn chat at an 8k window', () => {
-  it('after 25+ compactions every tenth of the conversation and a quarter of the decisions are in the prompt', async () => {
+  it('after 20+ compactions every tenth of the conversation and about a quarter of the decisions are in the prompt', async () => {
     const baton = createBaton({ contextWindow: 8_000 });
     const session = baton.session('long-chat');
     const system = 'You are the project assistant of a small operations team.';
@@ -34,14 +34,15 @@ describe('a 400-turn chat at an 8k window', () => {
         checks.push({ turn, tenths: tenthsRepresented(text, turn), decisions: kept, of: decisions.length });
       }
     }
-    // Many summaries over one document (27 measured 2026-12-02; 30+ before the names line under
-    // each summary doubled, which makes each summary take a longer span).
-    expect(compactions).toBeGreaterThanOrEqual(25);
+    // Many summaries over one document (23 measured 2026-12-02 with compactions spaced by the
+    // steady-state pass and targetAt 0.3; 27 before, 30+ before the names line doubled).
+    expect(compactions).toBeGreaterThanOrEqual(20);
     for (const check of checks) {
       // Measured 2026-11-30: every tenth at every check; 27 of 100 decisions at turn 400 (26 on
-      // 2026-12-02 with the longer names line).
+      // 2026-12-02 with the longer names line, 24 with targetAt 0.3: each compaction summarizes
+      // deeper, the price of compacting a third as often on the long runs).
       expect(check.tenths, `turn ${check.turn}`).toEqual(Array(10).fill(true));
-      expect(check.decisions / check.of, `turn ${check.turn}`).toBeGreaterThanOrEqual(0.25);
+      expect(check.decisions / check.of, `turn ${check.turn}`).toBeGreaterThanOrEqual(0.24);
     }
   });
 });

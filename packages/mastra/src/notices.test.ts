@@ -11,7 +11,9 @@ import { z } from 'zod';
 import { batonProcessor } from './index.ts';
 
 // 16,000 − 4,000 reserved for output: the input budget every figure is checked against.
-const WINDOW = { contextWindow: 16_000, reserveOutput: 4_000 };
+// The thresholds this scenario was written for: its first eviction folds only (at targetAt 0.3 the
+// same compaction goes on to condense the folded results into a digest).
+const WINDOW = { contextWindow: 16_000, reserveOutput: 4_000, targetAt: 0.5, minCompactionGain: 0.1 };
 const BUDGET = 12_000;
 
 const fileText = (path: string) => `${path}\n${filler(2_400, path.length)}`;

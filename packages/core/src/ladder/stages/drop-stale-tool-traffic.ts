@@ -59,14 +59,14 @@ export function dropStaleToolTraffic({ keep }: DropStaleToolTrafficOptions = {})
       // Adjacent groups share one digest message, so a group costs only its own lines.
       const lines = digestLines(group.entries).join('\n');
       const after =
-        ctx.count({ key: '', seq: 0, role: 'assistant', parts: [{ type: 'text', text: lines }] }) -
+        ctx.count({ key: '', seq: 0, role: 'user', parts: [{ type: 'text', text: lines }] }) -
         PER_MESSAGE_COST;
       // Selected even without a saving of its own, so the runs around it merge into one digest.
       selected.push(group);
       if (before > after) freed.add(before - after);
     }
     const decisions = adjacentRuns(selected, ctx.groups).map((run) =>
-      replaceWith('drop-stale-tool-traffic', run, 'digest', 'assistant', ([from, to], entries) =>
+      replaceWith('drop-stale-tool-traffic', run, 'digest', 'user', ([from, to], entries) =>
         [
           `[baton] Earlier tool calls (seq ${from}-${to}) condensed to one line each; ${recallRangeHint(from, to)} returns them verbatim.`,
           ...digestLines(entries),
