@@ -89,18 +89,51 @@ function removes(entry: Entry, actions: ReadonlyMap<string, Action>): boolean {
 function splitGroupMembers(entries: readonly Entry[], actions: ReadonlyMap<string, Action>): Set<Entry> {
   const shown = new Set<Entry>();
   let i = 0;
+  // Counted in place, not sliced and filtered: this runs over the whole history at every call.
   while (i < entries.length) {
     let end = i + 1;
     if (entries[i]!.role === 'assistant' && entries[i]!.parts.some((part) => part.type === 'tool-call')) {
       while (end < entries.length && entries[end]!.role === 'tool') end++;
-      const members = entries.slice(i, end);
-      const removed = members.filter((member) => removes(member, actions));
-      if (removed.length > 0 && removed.length < members.length)
-        for (const member of removed) shown.add(member);
+      let removed = 0;
+      for (let k = i; k < end; k++) if (removes(entries[k]!, actions)) removed++;
+      if (removed > 0 && removed < end - i)
+        for (let k = i; k < end; k++) if (removes(entries[k]!, actions)) shown.add(entries[k]!);
     }
     i = end;
   }
   return shown;
+}
+
+/** Which decision acts on each key (later decisions win), and whether any of them replaces. */
+function actionsOf(decisions: readonly Decision[]): { actions: Map<string, Action>; replaces: boolean } {
+  const actions = new Map<string, Action>();
+  let replaces = false;
+  for (const decision of decisions) {
+    if (decision.kind === 'fold') actions.set(decision.key, { decision, hash: decision.hash });
+    else {
+      replaces = true;
+      for (const key of decision.keys) actions.set(key, { decision, hash: decision.hashes?.[key] });
+    }
+  }
+  return { actions, replaces };
+}
+
+/**
+ * The actions of a kept ledger, built once per decisions array: a session applies the same
+ * ledger at every call until a commit replaces the array (`SessionRecord.commit`), and
+ * rebuilding a map of every evicted key at each call made garbage that grew with the run
+ * (a map of thousands of keys per call, in V8's large-object space). A kept ledger's
+ * decisions are never edited in place (`bindToContent` binds a ladder's fresh decisions
+ * before they are committed); the ladder's own proposals are applied uncached.
+ */
+const keptActionsCache = new WeakMap<readonly Decision[], ReturnType<typeof actionsOf>>();
+function keptActions(decisions: readonly Decision[]): ReturnType<typeof actionsOf> {
+  let cached = keptActionsCache.get(decisions);
+  if (!cached) {
+    cached = actionsOf(decisions);
+    keptActionsCache.set(decisions, cached);
+  }
+  return cached;
 }
 
 /**
@@ -119,15 +152,7 @@ export function applyLedger(
   { wholeGroups = true }: { wholeGroups?: boolean } = {},
 ): Entry[] {
   if (decisions.length === 0) return entries as Entry[];
-  const actions = new Map<string, Action>();
-  let replaces = false;
-  for (const decision of decisions) {
-    if (decision.kind === 'fold') actions.set(decision.key, { decision, hash: decision.hash });
-    else {
-      replaces = true;
-      for (const key of decision.keys) actions.set(key, { decision, hash: decision.hashes?.[key] });
-    }
-  }
+  const { actions, replaces } = wholeGroups ? keptActions(decisions) : actionsOf(decisions);
   const shown = replaces && wholeGroups ? splitGroupMembers(entries, actions) : undefined;
   const out: Entry[] = [];
   const emitted = new Set<ReplaceDecision>();

@@ -11,8 +11,6 @@ import { checkedStore } from './checked-store.ts';
 
 interface IndexedRecord {
   record: ArchiveRecord;
-  /** Lower-cased text for search, computed once at append. */
-  haystack: string;
 }
 
 /**
@@ -61,7 +59,9 @@ export function memoryStore(): Store {
       for (const record of records) {
         if (archive.has(record.ref)) continue;
         const copy = cloneJson(record);
-        archive.set(record.ref, { record: copy, haystack: entryText(copy.entry).toLowerCase() });
+        // No lower-cased copy kept for search: it doubled the archive's memory, which grows with
+        // every evicted entry of a long session; a search renders the texts it scans instead.
+        archive.set(record.ref, { record: copy });
       }
     },
     async getArchive(sessionId, ref) {
@@ -81,7 +81,7 @@ export function memoryStore(): Store {
       const needle = query.toLowerCase();
       if (!archive || needle.length === 0) return [];
       return [...archive.values()]
-        .filter((r) => r.haystack.includes(needle))
+        .filter((r) => entryText(r.record.entry).toLowerCase().includes(needle))
         .sort(bySeq)
         .slice(0, limit)
         .map((r) => cloneJson(r.record));
