@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyLedger, type Decision } from './ledger.ts';
+import { applyLedger, type Decision } from '../ledger/ledger.ts';
+import { createEntry, type Entry } from '../transcript/transcript.ts';
 import { distinctKeys } from './repair.ts';
-import { createEntry, type Entry } from './transcript.ts';
 
 // Per-call work that used to rebuild a structure over the whole history at every model call
 // (a map of every key, a map of every evicted key): over a run of thousands of calls that was
