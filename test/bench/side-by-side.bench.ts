@@ -182,6 +182,7 @@ function aiSdkBaton(
   thresholds: { compactAt?: number; targetAt?: number } = {},
 ): Conversation {
   let stages = 0;
+  let skipped = 0;
   let compactions = 0;
   const session = createAiSdkBaton({
     contextWindow: WINDOW,
@@ -189,6 +190,8 @@ function aiSdkBaton(
     summarizer: meteredExtractive(meter),
     onEvent: (event) => {
       if (event.type === 'stage-completed') stages++;
+      // Stages ran but the compaction did not repay its cache write: the prompt stayed as it was.
+      if (event.type === 'compaction-skipped') skipped++;
     },
     ...thresholds,
   }).session(`t${threads++}`);
@@ -198,8 +201,9 @@ function aiSdkBaton(
   return {
     async send(history) {
       const before = stages;
+      const skippedBefore = skipped;
       const sent = await conversation.send(history);
-      if (stages > before) compactions++;
+      if (stages > before && skipped === skippedBefore) compactions++;
       return sent;
     },
     compactions: () => compactions,
@@ -866,7 +870,7 @@ const longRows = longResults.map(({ run, messages, variant, replayed: w }) => {
 });
 const longMarkdown = `## Long runs
 
-Measured ${date} on ${machine}. Conversations of thousands of calls built from \`../shared/corpus/transcripts\` (\`test/support/bench-histories.ts\`): the five transcripts back to back, again and again, tool-call ids suffixed per round (\`backToBackRun\`, 2,000 and 4,000 messages), and one task that at the start of every later round re-reads three of the first round's tool calls, results as they were, and the answer that used them (\`revisitingRun\`, 2,000 messages), each replayed as one agent loop (a model call before every assistant message) at windows of ${LONG_WINDOWS.map((w) => fmt(w)).join(' and ')} tokens. Refs: as below (\`referenceRetention\`); first seen over 10 messages back: the references whose first tool result or user message lies more than 10 messages before the call. Compactions: calls where Baton's engine ran a stage, or where a summarizing tool summarized; '–' for policies that edit every prompt. Cost: the cache-adjusted column below (core's \`costMeter\`), and that over the fixed-interval policy's on the same run and window.
+Measured ${date} on ${machine}. Conversations of thousands of calls built from \`../shared/corpus/transcripts\` (\`test/support/bench-histories.ts\`): the five transcripts back to back, again and again, tool-call ids suffixed per round (\`backToBackRun\`, 2,000 and 4,000 messages), and one task that at the start of every later round re-reads three of the first round's tool calls, results as they were, and the answer that used them (\`revisitingRun\`, 2,000 messages), each replayed as one agent loop (a model call before every assistant message) at windows of ${LONG_WINDOWS.map((w) => fmt(w)).join(' and ')} tokens. Refs: as below (\`referenceRetention\`); first seen over 10 messages back: the references whose first tool result or user message lies more than 10 messages before the call. Compactions: calls whose prompt a compaction changed (Baton's engine ran a stage and kept its decisions; until 2026-12-02 a compaction dropped for not repaying its cache write counted too), or where a summarizing tool summarized; '–' for policies that edit every prompt. Cost: the cache-adjusted column below (core's \`costMeter\`), and that over the fixed-interval policy's on the same run and window.
 
 ${longHeader}
 |---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
