@@ -7,38 +7,10 @@ import { memoryStore } from '../stores/memory-store.ts';
 import { sqliteStore } from '../stores/sqlite-store.ts';
 import { createEntry, type Entry, entryText, outputText } from '../transcript/transcript.ts';
 import { createBaton } from './baton.ts';
+import { toolLoop, words } from './hostile-input.fixtures.ts';
 
 // Each case here was a failure of an adversarial run against core: a crash, a hang, or data
 // silently replaced. Every test fails on the code before its fix.
-
-const words = (n: number, seed: number) =>
-  Array.from({ length: n }, (_, i) => `w${(i * 17 + seed) % 89}`).join(' ');
-
-/** A tool loop with host ids (`id-<seq>`), as an id-keeping host (LangChain, Mastra) sends it. */
-function toolLoop(steps: number, resultWords = 300): Entry[] {
-  const entries: Entry[] = [createEntry(0, 'user', 'OPENING: audit the repository', 'id-0')];
-  for (let s = 0; s < steps; s++) {
-    const id = `c${s}`;
-    entries.push(
-      createEntry(
-        entries.length,
-        'assistant',
-        [{ type: 'tool-call', id, name: 'read_file', input: { path: `f${s}.ts` } }],
-        `id-${entries.length}`,
-      ),
-    );
-    entries.push(
-      createEntry(
-        entries.length,
-        'tool',
-        [{ type: 'tool-result', callId: id, name: 'read_file', output: words(resultWords, s) }],
-        `id-${entries.length}`,
-      ),
-    );
-  }
-  entries.push(createEntry(entries.length, 'assistant', 'All files read.', `id-${entries.length}`));
-  return entries;
-}
 
 describe('host entries are identified by id and content', () => {
   it('an entry edited in place (same id, new text) is shown as edited, and the old text stays recallable', async () => {
