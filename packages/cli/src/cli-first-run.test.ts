@@ -3,18 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromOpenAIChat, type OpenAIMessage } from '@baton/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from './main.ts';
 import { replay } from './replay.ts';
+import { baton } from './run-main.test-support.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-first-run-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function baton(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(args, { out: (t) => (out += t), err: (t) => (err += t), isTTY: false });
-  return { code, out, err };
-}
 
 const words = (n: number, seed: number) =>
   Array.from({ length: n }, (_, i) => `w${(i * 13 + seed) % 97}`).join(' ');

@@ -5,17 +5,10 @@ import { skipUnless } from '@baton/test-support/skip-unless.ts';
 import { CORPUS_DIR, CORPUS_MISSING, corpusAvailable } from '@baton/test-support/transcripts.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { longLoop } from './long-loop.test-support.ts';
-import { main } from './main.ts';
+import { baton } from './run-main.test-support.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-settings-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function baton(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(args, { out: (t) => (out += t), err: (t) => (err += t), isTTY: false });
-  return { code, out, err };
-}
 
 const file = join(dir, 'long.json');
 writeFileSync(file, JSON.stringify(longLoop()));

@@ -5,19 +5,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readTranscript } from './cli-input.ts';
 import { dominates } from './frontier.ts';
 import { longLoop } from './long-loop.test-support.ts';
-import { main } from './main.ts';
 import { replay } from './replay.ts';
+import { baton } from './run-main.test-support.ts';
 import { gridSettings } from './tune.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-tune-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function baton(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(args, { out: (t) => (out += t), err: (t) => (err += t), isTTY: false });
-  return { code, out, err };
-}
 
 const first = join(dir, 'a.json');
 const second = join(dir, 'b.json');
