@@ -68,7 +68,7 @@ export function placeOnFrontier(
     ? []
     : frontier.filter((i) => {
         const q = points[i] as FrontierPoint;
-        // Defaults over the budget: any eligible point at least as good on both axes beats them.
+        // Defaults over the budget: every eligible point at least as good on both axes beats them.
         return dominates(q, base) || (!eligible[defaults] && q.cost <= base.cost && q.kept >= base.kept);
       });
   const atLeast = frontier.filter((i) => (points[i] as FrontierPoint).kept >= base.kept);

@@ -22,10 +22,12 @@ import {
   policyBilling,
 } from './billing.ts';
 import { batonPromptBlocks, type SentPrompt } from './breakpoints.ts';
+import { deleteOldest, modelCalls } from './model-calls.ts';
 import { heuristicJudge, recordingJudge } from './offline-judge.ts';
-import { SCRIPTED } from './readers/session-file.ts';
 import { promptHolds, type RetentionTotals, referenceRetention } from './retention.ts';
 import type { Settings } from './settings.ts';
+
+export { modelCalls } from './model-calls.ts';
 
 export interface ReplayOptions {
   contextWindow?: number;
@@ -115,34 +117,6 @@ export interface ReplayResult {
   pricing?: ModelPricing;
   /** The caching rules the bill follows: the model's provider's (`billingRules`). */
   rules: Pick<CacheRules, 'kind' | 'provider' | 'description'>;
-}
-
-/**
- * Each model call of a recorded conversation: before every assistant message a model wrote
- * (a turn a reader marked scripted, like tau2's fixed greeting, was not a call).
- */
-export function modelCalls(entries: readonly Entry[]): number[] {
-  const points: number[] = [];
-  entries.forEach((entry, i) => {
-    if (entry.role === 'assistant' && i > 0 && entry.meta?.[SCRIPTED] !== true) points.push(i);
-  });
-  return points;
-}
-
-/** The newest messages that fit the budget, oldest dropped first: what a sliding window sends. */
-function deleteOldest(
-  counts: readonly number[],
-  end: number,
-  budget: number,
-  overhead: number,
-): { tokens: number; first: number } {
-  let tokens = overhead;
-  let first = end;
-  while (first > 0 && tokens + (counts[first - 1] as number) <= budget) {
-    first--;
-    tokens += counts[first] as number;
-  }
-  return { tokens, first };
 }
 
 /**
