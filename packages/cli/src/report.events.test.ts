@@ -29,6 +29,8 @@ describe('the report describes stage-completed by what it counts', () => {
     const session = createBaton({ contextWindow: 6_000 }).session('s');
     const completed: Extract<BatonEvent, { type: 'stage-completed' }>[] = [];
     for (let steps = 1; steps <= 60; steps++) {
+      // The agent asks every 8 steps (a steady-state compaction aims too low to take digests alone).
+      if (steps % 8 === 0) session.requestCompaction();
       const prepared = await session.prepare({ entries: toolLoop(steps, 120) });
       for (const e of prepared.events) if (e.type === 'stage-completed') completed.push(e);
     }

@@ -27,6 +27,12 @@ export interface SessionState {
    */
   floor?: { tokens: number; told: boolean; turn?: string };
   /**
+   * Since this session's last compaction: the prompt it left (`tokens`) and the cached reads
+   * spent since on the growth above it (input-token equivalents); absent before the first
+   * compaction. Times the next compaction by cost (controller/cache-rent.ts).
+   */
+  sinceCompaction?: { tokens: number; reads: number };
+  /**
    * Over a host window (`PrepareInput.window`): the seq of the first user message this session
    * saw, the conversation's opening request, kept as one only while the window holds it.
    */

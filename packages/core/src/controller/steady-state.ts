@@ -10,6 +10,15 @@ export const FLOOR_KEEP_RECENT_GROUPS = 2;
 export const FLOOR_KEEP = 2;
 
 /**
+ * Protections a steady-state compaction (`CompactionPlan.steady`) runs with: the newest two
+ * turns verbatim (as many as a user configured when that is fewer); the newest results stay
+ * unfolded as configured. Its floor is what every call until the next compaction pays for.
+ */
+export function steadyOptions(options: ResolvedOptions): ResolvedOptions {
+  return { ...options, keepRecentGroups: Math.min(options.keepRecentGroups, FLOOR_KEEP_RECENT_GROUPS) };
+}
+
+/**
  * Protections the ladder runs with when what it kept does not repay the compaction: the newest
  * two turns verbatim, as many as a user configured when that is fewer.
  */

@@ -70,6 +70,8 @@ describe('the ladder', () => {
     let previous: Entry[] = [];
     let overDigests = 0;
     for (let steps = 1; steps <= 60; steps++) {
+      // The agent asks every 8 steps (a steady-state compaction aims too low to take digests alone).
+      if (steps % 8 === 0) session.requestCompaction();
       const prepared = await session.prepare({ entries: toolLoop(steps, 120) });
       const completed = prepared.events.flatMap((e) => (e.type === 'stage-completed' ? [e] : []));
       // A stage that changed the projection took something out of it, and the event says what.

@@ -9,7 +9,7 @@ import type { ProbeSchedule } from '../contracts/session-state.ts';
 import { type CompactionPlan, type CompactionRequest, minGain } from '../controller/controller.ts';
 import { floorToTell, recordFloor } from '../controller/floor.ts';
 import { runRequestedLadder, tellInstructionOutcome } from '../controller/requested-compaction.ts';
-import { shrinkFloor } from '../controller/steady-state.ts';
+import { shrinkFloor, steadyOptions } from '../controller/steady-state.ts';
 import type { LadderInput } from '../ladder/ladder.ts';
 import { bindToContent } from '../ledger/ledger.ts';
 import type { TokenCounter } from '../tokens/token-counter.ts';
@@ -77,7 +77,7 @@ export async function compactionStep(step: CompactionStep): Promise<Entry[] | un
     budget,
     truncateLimit: plan.truncateLimit,
     instruction: request?.instruction,
-    options,
+    options: plan.steady ? steadyOptions(options) : options,
     pinPolicy,
     count: (entry) => counter.count(entry),
     summarize: spanSummarizer(engine, step.model, (text) => measure.text(text), request?.instruction),

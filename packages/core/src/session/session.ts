@@ -7,6 +7,7 @@ import { SessionBudget } from '../budget/call-budget.ts';
 import type { BaseEngine } from '../budget/engine.ts';
 import type { BatonEvent, BatonEventBody } from '../contracts/events.ts';
 import type { Notice, Prepared, PrepareInput } from '../contracts/prepared.ts';
+import { accrueRent, cachePrices, rentDue } from '../controller/cache-rent.ts';
 import { planCompaction } from '../controller/controller.ts';
 import { floorOfTurn, latestRequestKey } from '../controller/floor.ts';
 import {
@@ -258,7 +259,11 @@ export class Session {
     // A floor holds for the turn it was found in: a new user message makes the last turn evictable.
     const turn = latestRequestKey(entries);
     const floor = floorOfTurn(record.state, turn);
-    const plan = planCompaction(before, request, early, options, floor);
+    // Once it compacted, the session also compacts when the cache reads since have paid for it.
+    const prices = cachePrices(options.pricing);
+    const rent = record.state.sinceCompaction;
+    const since = { compacted: rent !== undefined, rentDue: rentDue(rent, before, prices, options) };
+    const plan = planCompaction(before, request, early, options, floor, since);
 
     // The ladder, budget-gated; its evictions archived before the ledger keeps them.
     if (plan.run) {
@@ -316,6 +321,7 @@ export class Session {
       prepared = { ...common, outcome: 'unfit', tokens: { before, after, budget }, ...unfit };
     }
     if (options.outputCap !== undefined) prepared.maxOutputTokens = options.outputCap;
+    if (accrueRent(record.state, prepared.outcome, after, prices)) record.touch();
     await record.persistState(emit);
     await Promise.all([this.counts.save(projection, emit), engine.calibrationSeed.save(emit)]);
     this.lastRawTotal = raw;

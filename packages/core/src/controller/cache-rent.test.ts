@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import type { SessionState } from '../contracts/session-state.ts';
+import { createBaton } from '../session/baton.ts';
+import { createEntry, type Entry } from '../transcript/transcript.ts';
+import { accrueRent, cachePrices, rentDue } from './cache-rent.ts';
+import { planCompaction } from './controller.ts';
+
+const filler = (n: number, seed: number) =>
+  Array.from({ length: n }, (_, i) => `word${(i * 31 + seed) % 97}`).join(' ');
+
+/** One agent step: a call reading `file<s>.ts` and its result of varied size (deterministic). */
+function step(entries: Entry[], s: number): void {
+  const id = `c${s}`;
+  entries.push(
+    createEntry(entries.length, 'assistant', [
+      { type: 'tool-call', id, name: 'read_file', input: { path: `file${s}.ts` } },
+    ]),
+    createEntry(entries.length + 1, 'tool', [
+      {
+        type: 'tool-result',
+        callId: id,
+        name: 'read_file',
+        output: `FILE${s} ${filler(200 + ((s * 37) % 5) * 60, s)}`,
+      },
+    ]),
+  );
+}
+
+interface Call {
+  before: number;
+  after: number;
+  outcome: string;
+  /** The ladder ran but freed too little to be kept. */
+  skipped: boolean;
+}
+
+/** A long tool loop through one session; every call's tokens and outcome. */
+async function toolLoop(options: Parameters<typeof createBaton>[0], steps: number) {
+  const baton = createBaton(options);
+  const session = baton.session('rent');
+  const history: Entry[] = [createEntry(0, 'user', 'OPENING: audit the repository')];
+  const calls: Call[] = [];
+  for (let s = 0; s < steps; s++) {
+    step(history, s);
+    const prepared = await session.prepare({ entries: history });
+    const skipped = prepared.events.some((e) => e.type === 'compaction-skipped');
+    calls.push({ ...prepared.tokens, outcome: prepared.outcome, skipped });
+  }
+  return { calls, options: baton.options };
+}
+
+describe('cache prices', () => {
+  it("are the model's own, relative to its input price, else reads at 0.1x and writes at 1x", () => {
+    expect(cachePrices(undefined)).toEqual({ read: 0.1, write: 1 });
+    const anthropic = cachePrices({ input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 });
+    expect(anthropic.read).toBeCloseTo(0.1, 10);
+    expect(anthropic.write).toBeCloseTo(1.25, 10);
+    // A provider without a cache discount: reading the growth costs as much as writing it.
+    expect(cachePrices({ input: 2, output: 8 })).toEqual({ read: 1, write: 1 });
+  });
+});
+
+describe('the rent since the last compaction', () => {
+  const options = { minCompactionGain: 0.3, inputBudget: 10_000 };
+  const prices = { read: 0.1, write: 1 };
+
+  it('starts at a compaction and grows by what reading the growth above its floor costs', () => {
+    const state = { warned: false, overflowStreak: 0, checkpoints: 0 } as SessionState;
+    // Before the first compaction there is none: the backstop times that one.
+    expect(accrueRent(state, 'ok', 5_000, prices)).toBe(false);
+    expect(state.sinceCompaction).toBeUndefined();
+    expect(accrueRent(state, 'compacted', 4_000, prices)).toBe(true);
+    expect(state.sinceCompaction).toEqual({ tokens: 4_000, reads: 0 });
+    accrueRent(state, 'ok', 6_000, prices);
+    accrueRent(state, 'ok', 7_005, prices);
+    expect(state.sinceCompaction).toEqual({ tokens: 4_000, reads: 501 });
+    // Nothing grown, nothing spent; an unfit call sent nothing.
+    expect(accrueRent(state, 'ok', 3_900, prices)).toBe(false);
+    expect(accrueRent(state, 'unfit', 20_000, prices)).toBe(false);
+    expect(state.sinceCompaction).toEqual({ tokens: 4_000, reads: 501 });
+  });
+
+  it('is due once the reads paid for rewriting the floor and the prompt grew a gain past it', () => {
+    expect(rentDue(undefined, 9_000, prices, options)).toBe(false);
+    expect(rentDue({ tokens: 4_000, reads: 3_999 }, 9_000, prices, options)).toBe(false);
+    expect(rentDue({ tokens: 4_000, reads: 4_000 }, 9_000, prices, options)).toBe(true);
+    expect(rentDue({ tokens: 4_000, reads: 4_000 }, 6_999, prices, options)).toBe(false);
+    // A write premium (Anthropic's 1.25x) waits for more reads.
+    expect(rentDue({ tokens: 4_000, reads: 4_000 }, 9_000, { read: 0.1, write: 1.25 }, options)).toBe(false);
+  });
+});
+
+describe('compactions of a long tool loop', () => {
+  it('the first waits for compactAt; the next run as soon as the cache reads since repaid the rewrite', async () => {
+    const { calls, options } = await toolLoop({ contextWindow: 32_000 }, 160);
+    const budget = options.inputBudget as number;
+    const compacted = calls.flatMap((c, i) => (c.outcome === 'compacted' ? [i] : []));
+    expect(compacted.length).toBeGreaterThanOrEqual(3);
+    const first = compacted[0]!;
+    expect(calls[first]!.before).toBeGreaterThan(options.compactAt * budget);
+    // After each compaction, the ladder runs again at the first call where the reads of the
+    // growth since (0.1x) reached the prompt it left (1x) with the prompt a gain above it: it
+    // compacts there, or frees too little and is skipped until it can. Well below compactAt.
+    for (const [k, at] of compacted.slice(1).entries()) {
+      const last = compacted[k]!;
+      const floor = calls[last]!.after;
+      let reads = 0;
+      let due = -1;
+      for (let i = last + 1; i < calls.length && due < 0; i++) {
+        if (reads >= floor && calls[i]!.before - floor >= options.minCompactionGain * budget) due = i;
+        reads = Math.round(reads + 0.1 * Math.max(0, calls[i]!.after - floor));
+      }
+      expect(due).toBeGreaterThan(last);
+      expect(calls.slice(last + 1, due).every((c) => c.outcome === 'ok' && !c.skipped)).toBe(true);
+      expect(calls.slice(due, at).every((c) => c.skipped)).toBe(true);
+      expect(calls[at]!.before).toBeLessThan(options.compactAt * budget);
+    }
+  });
+
+  it('compact more often where cached reads cost more, and only over the budget with compactAt 1', async () => {
+    const cheapReads = await toolLoop({ contextWindow: 32_000 }, 160);
+    const fullReads = await toolLoop(
+      {
+        contextWindow: 32_000,
+        model: 'm',
+        catalog: { m: { contextWindow: 32_000, encoding: 'o200k_base', pricing: { input: 1, output: 4 } } },
+      },
+      160,
+    );
+    const count = (calls: Call[]) => calls.filter((c) => c.outcome === 'compacted').length;
+    expect(count(fullReads.calls)).toBeGreaterThan(count(cheapReads.calls));
+    const off = await toolLoop({ contextWindow: 32_000, compactAt: 1 }, 160);
+    expect(count(off.calls)).toBeGreaterThan(0);
+    for (const call of off.calls)
+      if (call.outcome === 'compacted') expect(call.before).toBeGreaterThan(off.options.inputBudget as number);
+  });
+});
+
+describe('the plan of a session that compacted before', () => {
+  const options = {
+    compactAt: 0.8,
+    targetAt: 0.3,
+    truncateAt: 0.9,
+    inputBudget: 10_000,
+    minCompactionGain: 0.3,
+  };
+  const since = { compacted: true, rentDue: true };
+
+  it('runs below compactAt when the rent is due, aiming at two thirds of the target', () => {
+    const plan = planCompaction(7_500, undefined, false, options, undefined, since);
+    expect(plan).toMatchObject({ run: true, steady: true });
+    expect(plan.target).toBeCloseTo(2_000, 6);
+    expect(
+      planCompaction(7_500, undefined, false, options, undefined, { ...since, rentDue: false }).run,
+    ).toBe(false);
+    // The first compaction is the backstop's, at the usual target.
+    expect(planCompaction(8_100, undefined, false, options)).toMatchObject({
+      run: true,
+      steady: false,
+      target: 3_000,
+    });
+  });
+
+  it("leaves the agent's requests, probes and compactAt 1 as they were", () => {
+    expect(planCompaction(7_500, {}, false, options, undefined, since)).toMatchObject({
+      steady: false,
+      target: 3_000,
+    });
+    expect(planCompaction(7_500, undefined, true, options, undefined, since).steady).toBe(false);
+    expect(
+      planCompaction(7_500, undefined, false, { ...options, compactAt: 1 }, undefined, since),
+    ).toMatchObject({
+      run: false,
+      steady: false,
+    });
+  });
+});
