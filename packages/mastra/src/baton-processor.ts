@@ -1,24 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import {
-  type Baton,
-  BatonConfigError,
-  type BatonOptions,
-  type CallOutput,
-  createBaton,
-  type Entry,
-  type HostModel,
-  type Prepared,
-  providerCompactionOf,
-  type Session,
-  type ToolSchema,
-} from '@baton/core';
+import { type Baton, createBaton, type HostModel, type Prepared, type Session } from '@baton/core';
 import {
   entriesToPrompt,
-  LruCache,
   type PromptMessage,
   pendingUnfit,
-  promptToEntries,
-  type UnfitInfo,
   unfitOf as unfitInfoOf,
   withSystemBlock,
   withTrailer,
@@ -35,97 +19,23 @@ import type {
   Processor,
 } from '@mastra/core/processors';
 import { batonTools } from './agent-tools.ts';
-import { stepOutputCap, stepOutputOf } from './call-model.ts';
 import { hostModelOf } from './host-model.ts';
 import { assertMastraHost } from './host-version.ts';
-import { mastraMemoryStore } from './memory-store.ts';
-import { epochOf, type StoredMessage, storedMessageSeqs } from './message-seqs.ts';
-import { promptWithCacheHints, providerOptionsWithCacheKey } from './prompt-cache.ts';
-import { toolSchemasOf } from './tool-schemas.ts';
-import { unfitResponse } from './unfit-response.ts';
+import type { StoredMessage } from './message-seqs.ts';
 import {
-  refreshWorkingMemoryMessages,
-  type ThreadScope,
-  withWorkingMemory,
-  workingMemoryNotes,
-} from './working-memory-notes.ts';
-import { readWorkingMemory } from './working-memory-read.ts';
-
-export interface BatonProcessorOptions extends BatonOptions {
-  /**
-   * The agent's `Memory`. With working memory enabled, the agent's notes ARE its working
-   * memory (the `notes` tool edits it, Mastra's `updateWorkingMemory` tool writes notes) and
-   * every step shows its current text. Mastra passes no agent to processors, so it is given here.
-   */
-  memory?: MastraMemory;
-  /**
-   * How a run whose conversation no longer fits ends. Default `'reply'`: the step answers with
-   * a plain-words explanation (stored like any reply, never re-sent to the model) and the run
-   * finishes normally; `processor.unfitOf(result)` tells it apart. `'tripwire'`: the run also
-   * ends with a Mastra tripwire carrying the same metadata; Mastra logs any tripwire raised
-   * after the model step as a failed workflow step, with a stack trace.
-   */
-  unfitAs?: 'reply' | 'tripwire';
-}
-
-/** What an `unfit` run reports: `processor.unfitOf(result)`, or the tripwire's metadata. */
-export interface BatonUnfitOutcome {
-  outcome: 'unfit';
-  reason: string;
-  checkpointRef: string;
-  /** The Baton session of the run (`processor.session(sessionId).readCheckpoint(checkpointRef)`). */
-  sessionId: string;
-}
-
-/** Metadata of the tripwire an `unfit` run ends with under `unfitAs: 'tripwire'`. */
-export type BatonTripwireMetadata = BatonUnfitOutcome;
-
-/** What one run (`generate` / `stream`) keeps in the processor's per-request state. */
-interface RunState {
-  session?: Session;
-  scope?: ThreadScope;
-  tools?: ToolSchema[];
-  /** This step ends as `unfit`: the model is not called; processOutputStep records the outcome. */
-  unfit?: UnfitInfo | undefined;
-  /** Working memory as a compaction of this run last rendered it (Mastra's own, from the run start, until then). */
-  workingMemoryShown?: string;
-  /** When the memory thread was created: the origin of its messages' seqs. */
-  epoch?: number;
-  /** This step's model and output limit, as processInputStep saw them (before Baton's cap). */
-  output?: CallOutput;
-  /** The provider-side compaction the step's providerOptions turn on (told once per session). */
-  providerCompaction?: string | undefined;
-}
-
-interface MemoryContext {
-  thread?: { id?: string; createdAt?: unknown };
-  resourceId?: string;
-}
-
-/**
- * The session of a run without a memory thread: its own, named by Mastra's run id when the
- * hook is given one (the agent loop passes none today) or a fresh id, so two such runs never
- * share notes, notices or an archive.
- */
-function runSessionId(args: { runId?: unknown }): string {
-  return `run:${typeof args.runId === 'string' && args.runId.length > 0 ? args.runId : randomUUID()}`;
-}
-
-/** The memory context of the run: Mastra puts it in the request context under `MastraMemory`. */
-function memoryContextOf(args: {
-  requestContext?: { get(key: string): unknown };
-}): MemoryContext | undefined {
-  return args.requestContext?.get('MastraMemory') as MemoryContext | undefined;
-}
-
-/** The memory thread of the run. */
-function scopeOf(memory: MemoryContext | undefined, run: RunState): ThreadScope | undefined {
-  const threadId = memory?.thread?.id;
-  if (typeof threadId === 'string' && threadId.length > 0) {
-    return { threadId, ...(memory?.resourceId ? { resourceId: memory.resourceId } : {}) };
-  }
-  return run.scope;
-}
+  assertProcessorOptions,
+  type BatonProcessorOptions,
+  coreOptionsOf,
+  workingMemoryEnabled,
+} from './processor-options.ts';
+import { promptWithCacheHints } from './prompt-cache.ts';
+import { RunSessions, type RunState } from './run-state.ts';
+import { stepCallSettings } from './step-call-settings.ts';
+import { WindowArchive, windowEntries } from './thread-window.ts';
+import { toolSchemasOf } from './tool-schemas.ts';
+import { type BatonTripwireMetadata, type BatonUnfitOutcome, UnfitOutcomes } from './unfit-outcomes.ts';
+import { unfitResponse } from './unfit-response.ts';
+import { promptWithCurrentWorkingMemory, showWorkingMemory } from './working-memory-prompt.ts';
 
 /**
  * Baton as a Mastra processor. Register the same instance as an input, output and error
@@ -175,42 +85,20 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
   /** The core engine behind the processor (options, sessions). */
   readonly core: Baton;
   private readonly options: BatonProcessorOptions;
-  /** Each thread's resource, for resource-scoped working memory (bounded like the core's sessions). */
-  private readonly scopes: LruCache<string, ThreadScope>;
-  /** Each session's last prompt, as entries: what leaves Mastra's window is archived. */
-  private readonly windows: LruCache<string, Entry[]>;
+  private readonly runs: RunSessions;
+  private readonly windows: WindowArchive;
   private readonly workingMemory: boolean;
-  /** The unfit outcome of recent runs, by response message id (bounded like the core's sessions). */
-  private readonly unfitRuns: LruCache<string, BatonUnfitOutcome>;
+  private readonly unfitRuns: UnfitOutcomes;
 
   constructor(options: BatonProcessorOptions) {
     assertMastraHost();
-    const { memory, unfitAs, ...core } = options;
-    if (unfitAs !== undefined && unfitAs !== 'reply' && unfitAs !== 'tripwire') {
-      throw new BatonConfigError(
-        `[baton] [options] unfitAs: expected 'reply' or 'tripwire', received ${JSON.stringify(unfitAs)}`,
-        ['unfitAs'],
-      );
-    }
-    if (memory !== undefined && typeof (memory as Partial<MastraMemory>)?.getWorkingMemory !== 'function') {
-      throw new BatonConfigError(
-        '[baton] [options] memory: expected the Mastra Memory the agent uses (new Memory(...) from @mastra/memory)',
-        ['memory'],
-      );
-    }
+    assertProcessorOptions(options);
     this.options = options;
-    this.workingMemory = memory?.getMergedThreadConfig().workingMemory?.enabled === true;
-    this.core = createBaton({
-      ...core,
-      // With the agent's Memory, ledger, state and archive live in its storage: no second database.
-      ...(memory && core.store === undefined ? { store: mastraMemoryStore(memory) } : {}),
-      ...(memory && this.workingMemory
-        ? { notes: workingMemoryNotes(memory, (id) => this.scopes.get(id) ?? { threadId: id }) }
-        : {}),
-    });
-    this.scopes = new LruCache(this.core.options.maxSessions);
-    this.windows = new LruCache(this.core.options.maxSessions);
-    this.unfitRuns = new LruCache(this.core.options.maxSessions);
+    this.workingMemory = workingMemoryEnabled(options.memory);
+    this.core = createBaton(coreOptionsOf(options, this.workingMemory, (id) => this.runs.scopeOf(id)));
+    this.runs = new RunSessions(this.core);
+    this.windows = new WindowArchive(this.core.options.maxSessions);
+    this.unfitRuns = new UnfitOutcomes(this.core.options.maxSessions);
   }
 
   /**
@@ -226,11 +114,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
   unfitOf(result: {
     response?: { dbMessages?: readonly { id: string }[] | undefined } | undefined;
   }): BatonUnfitOutcome | undefined {
-    for (const message of result.response?.dbMessages ?? []) {
-      const outcome = this.unfitRuns.get(message.id);
-      if (outcome) return outcome;
-    }
-    return undefined;
+    return this.unfitRuns.of(result);
   }
 
   /** The processor in every list it serves, to spread into `new Agent({ ... })`. */
@@ -250,65 +134,26 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     return this.core.session(id);
   }
 
-  private runOf(args: {
-    state: Record<string, unknown>;
-    requestContext?: { get(key: string): unknown };
-    runId?: unknown;
-  }): RunState {
-    const run = args.state as RunState;
-    if (!run.session) {
-      const memory = memoryContextOf(args);
-      const scope = scopeOf(memory, run);
-      if (scope) {
-        run.scope = scope;
-        run.epoch = epochOf(memory?.thread);
-        this.scopes.set(scope.threadId, scope);
-      }
-      run.session = this.session(scope?.threadId ?? runSessionId(args));
-    }
-    return run;
-  }
-
   async processInputStep(args: ProcessInputStepArgs<BatonTripwireMetadata>): Promise<ProcessInputStepResult> {
-    const run = this.runOf(args);
+    const run = this.runs.of(args);
     const session = run.session as Session;
     const tools = { ...args.tools, ...batonTools(session) };
     run.tools = toolSchemasOf(tools);
     // The cache rule: Mastra renders working memory once per run; it changes in the prompt only
     // where a compaction broke the cached prefix anyway (see processLLMRequest).
-    if (run.workingMemoryShown !== undefined) this.showWorkingMemory(args, run.workingMemoryShown);
+    if (run.workingMemoryShown !== undefined) showWorkingMemory(args.messageList, run.workingMemoryShown);
     // The step's model gives the budget; a provider default that cannot fit is lowered here.
-    run.output = stepOutputOf(args.model, args.modelSettings);
-    run.providerCompaction = providerCompactionOf(args.providerOptions);
-    const cap = stepOutputCap(this.core.options, run.output);
-    const providerOptions = providerOptionsWithCacheKey(session, args.model, args.providerOptions);
-    return {
-      tools,
-      ...(cap === undefined ? {} : { modelSettings: { ...args.modelSettings, maxOutputTokens: cap } }),
-      ...(providerOptions
-        ? { providerOptions: providerOptions as NonNullable<ProcessInputStepResult['providerOptions']> }
-        : {}),
-    };
-  }
-
-  private showWorkingMemory(args: ProcessInputStepArgs<BatonTripwireMetadata>, text: string) {
-    const tagged = args.messageList.getSystemMessages('memory');
-    const texts = tagged.map((m) => (typeof m.content === 'string' ? m.content : ''));
-    const refreshed = refreshWorkingMemoryMessages(texts, text);
-    if (!refreshed) return;
-    args.messageList.clearSystemMessages('memory');
-    tagged.forEach((message, i) => {
-      args.messageList.addSystem(
-        typeof message.content === 'string' ? (refreshed[i] as string) : message,
-        'memory',
-      );
-    });
+    const step = stepCallSettings(this.core.options, session, args);
+    run.output = step.output;
+    run.providerCompaction = step.providerCompaction;
+    return { tools, ...step.changes };
   }
 
   async processLLMRequest(
     args: ProcessLLMRequestArgs<BatonTripwireMetadata>,
   ): Promise<ProcessLLMRequestResult> {
-    const run = this.runOf(args);
+    const run = this.runs.of(args);
+    const session = run.session as Session;
     if (run.unfit) return { response: unfitResponse(run.unfit) };
     const prepared = await this.prepare(
       run,
@@ -325,14 +170,17 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     if (prepared.outcome === 'compacted' && this.workingMemory && run.scope) {
       // The prefix breaks here anyway: working memory as it is now, in this call and the run's next steps.
       const memory = this.options.memory as MastraMemory;
-      const text = await readWorkingMemory(memory, run.scope, this.core.options, (run.session as Session).id);
-      // A failed read (reported) keeps what the run shows: the prefix is new anyway.
-      if (text !== undefined) {
-        run.workingMemoryShown = text;
-        prompt = withWorkingMemory(prompt, text);
-      }
+      const current = await promptWithCurrentWorkingMemory(
+        prompt,
+        memory,
+        run.scope,
+        this.core.options,
+        session.id,
+      );
+      prompt = current.prompt;
+      if (current.shown !== undefined) run.workingMemoryShown = current.shown;
     }
-    prompt = promptWithCacheHints(run.session as Session, args.model, prepared, prompt);
+    prompt = promptWithCacheHints(session, args.model, prepared, prompt);
     return { prompt: prompt as unknown as ProcessLLMRequestArgs['prompt'] };
   }
 
@@ -343,20 +191,8 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
     stored: readonly StoredMessage[] | undefined,
   ): Promise<Prepared> {
     const session = run.session as Session;
-    // Keyed by content and numbered by each stored message's time: Mastra's lastMessages
-    // window drops the oldest messages as a thread grows, and decisions, archive records and
-    // the seq ranges the agent is told must keep meaning the same messages.
-    const seqs = run.scope && stored ? storedMessageSeqs(prompt, stored, run.epoch ?? 0) : undefined;
-    const entries = promptToEntries(prompt, undefined, 'content', seqs && ((message) => seqs.get(message)));
-    // What slid out of the window since this session's last call is archived, so recall
-    // reaches turns older than lastMessages.
-    const previous = this.windows.get(session.id);
-    this.windows.set(session.id, entries);
-    if (previous) {
-      const present = new Set(entries.map((entry) => entry.key));
-      const dropped = previous.filter((entry) => !present.has(entry.key));
-      if (dropped.length > 0) await session.archiveDropped(dropped);
-    }
+    const { entries, windowed } = windowEntries(prompt, run.scope ? stored : undefined, run.epoch);
+    await this.windows.archiveDropped(session, entries);
     return session.prepare({
       entries,
       ...(run.tools ? { tools: run.tools } : {}),
@@ -367,25 +203,17 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
       // Working memory is in Mastra's own system message already (refreshed at compactions).
       ...(this.workingMemory ? { renderNotes: false } : {}),
       // The thread's lastMessages window, numbered by stored message: it slides past the opening request.
-      ...(seqs ? { window: true } : {}),
+      ...(windowed ? { window: true } : {}),
     });
   }
 
   processOutputStep(args: ProcessOutputStepArgs<BatonTripwireMetadata>) {
-    const run = this.runOf(args);
+    const run = this.runs.of(args);
     if (run.unfit) {
-      const { reason, checkpointRef, message } = run.unfit;
-      const outcome: BatonUnfitOutcome = {
-        outcome: 'unfit',
-        reason,
-        checkpointRef,
-        sessionId: (run.session as Session).id,
-      };
-      // Keyed by the run's response messages: they come back in the result, its run id does not
-      // reach processors.
-      for (const message of args.messageList.get.response.db()) this.unfitRuns.set(message.id, outcome);
+      const sessionId = (run.session as Session).id;
+      const outcome = this.unfitRuns.record(run.unfit, sessionId, args.messageList.get.response.db());
       // The reply already ended the step; a tripwire from here is Mastra's failed-step path.
-      if (this.options.unfitAs === 'tripwire') args.abort(message, { metadata: outcome });
+      if (this.options.unfitAs === 'tripwire') args.abort(run.unfit.message, { metadata: outcome });
     }
     const input = args.usage?.inputTokens;
     if (typeof input === 'number' && input > 0) run.session?.observeUsage({ inputTokens: input });
@@ -395,7 +223,7 @@ export class BatonProcessor implements Processor<'baton', BatonTripwireMetadata>
   async processAPIError(
     args: ProcessAPIErrorArgs<BatonTripwireMetadata>,
   ): Promise<ProcessAPIErrorResult | undefined> {
-    const run = this.runOf(args);
+    const run = this.runs.of(args);
     if (run.unfit) return undefined;
     const verdict = await (run.session as Session).recoverFromOverflow(args.error);
     if (verdict === 'not-overflow') return undefined;
