@@ -132,7 +132,8 @@ describe('compactions of a long tool loop', () => {
     const off = await toolLoop({ contextWindow: 32_000, compactAt: 1 }, 160);
     expect(count(off.calls)).toBeGreaterThan(0);
     for (const call of off.calls)
-      if (call.outcome === 'compacted') expect(call.before).toBeGreaterThan(off.options.inputBudget as number);
+      if (call.outcome === 'compacted')
+        expect(call.before).toBeGreaterThan(off.options.inputBudget as number);
   });
 });
 
