@@ -32,6 +32,9 @@ interface Call {
   outcome: string;
   /** The ladder ran but freed too little to be kept. */
   skipped: boolean;
+  /** The summarize stage ran, and the tool calls left verbatim after it. */
+  summarized: boolean;
+  verbatimCalls: number;
 }
 
 /** A long tool loop through one session; every call's tokens and outcome. */
@@ -44,7 +47,11 @@ async function toolLoop(options: Parameters<typeof createBaton>[0], steps: numbe
     step(history, s);
     const prepared = await session.prepare({ entries: history });
     const skipped = prepared.events.some((e) => e.type === 'compaction-skipped');
-    calls.push({ ...prepared.tokens, outcome: prepared.outcome, skipped });
+    const summarized = prepared.events.some((e) => e.type === 'stage-completed' && e.stage === 'summarize');
+    const verbatimCalls = prepared.entries.filter(
+      (e) => e.role === 'assistant' && e.meta?.synthetic === undefined,
+    ).length;
+    calls.push({ ...prepared.tokens, outcome: prepared.outcome, skipped, summarized, verbatimCalls });
   }
   return { calls, options: baton.options };
 }
@@ -114,7 +121,10 @@ describe('compactions of a long tool loop', () => {
       expect(calls.slice(last + 1, due).every((c) => c.outcome === 'ok' && !c.skipped)).toBe(true);
       expect(calls.slice(due, at).every((c) => c.skipped)).toBe(true);
       expect(calls[at]!.before).toBeLessThan(options.compactAt * budget);
+      // Started by the rent, it summarizes all but the newest two turns (four otherwise).
+      if (calls[at]!.summarized) expect(calls[at]!.verbatimCalls).toBe(2);
     }
+    expect(compacted.slice(1).some((at) => calls[at]!.summarized)).toBe(true);
   });
 
   it('compact more often where cached reads cost more, and only over the budget with compactAt 1', async () => {
@@ -147,17 +157,22 @@ describe('the plan of a session that compacted before', () => {
   };
   const since = { compacted: true, rentDue: true };
 
-  it('runs below compactAt when the rent is due, aiming at two thirds of the target', () => {
+  it('runs below compactAt when the rent is due, aiming at two thirds of the target with fewer turns kept', () => {
     const plan = planCompaction(7_500, undefined, false, options, undefined, since);
-    expect(plan).toMatchObject({ run: true, steady: true });
+    expect(plan).toMatchObject({ run: true, steady: true, timedByRent: true });
     expect(plan.target).toBeCloseTo(2_000, 6);
     expect(
       planCompaction(7_500, undefined, false, options, undefined, { ...since, rentDue: false }).run,
     ).toBe(false);
+    // The backstop after a first compaction aims as low, with the recent turns protected as usual.
+    const backstop = planCompaction(8_100, undefined, false, options, undefined, since);
+    expect(backstop).toMatchObject({ run: true, steady: true, timedByRent: false });
+    expect(backstop.target).toBeCloseTo(2_000, 6);
     // The first compaction is the backstop's, at the usual target.
     expect(planCompaction(8_100, undefined, false, options)).toMatchObject({
       run: true,
       steady: false,
+      timedByRent: false,
       target: 3_000,
     });
   });
@@ -165,9 +180,10 @@ describe('the plan of a session that compacted before', () => {
   it("leaves the agent's requests, probes and compactAt 1 as they were", () => {
     expect(planCompaction(7_500, {}, false, options, undefined, since)).toMatchObject({
       steady: false,
+      timedByRent: false,
       target: 3_000,
     });
-    expect(planCompaction(7_500, undefined, true, options, undefined, since).steady).toBe(false);
+    expect(planCompaction(7_500, undefined, true, options, undefined, since).timedByRent).toBe(false);
     expect(
       planCompaction(7_500, undefined, false, { ...options, compactAt: 1 }, undefined, since),
     ).toMatchObject({

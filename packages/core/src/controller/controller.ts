@@ -13,11 +13,16 @@ export interface CompactionPlan {
   /** Above this the destructive stage may run. */
   truncateLimit: number;
   /**
-   * A backstop compaction of a session that compacted before: it aims lower and protects
-   * fewer recent turns (`steadyOptions`), since its floor sets what every call until the
-   * next one costs.
+   * A backstop compaction of a session that compacted before: it aims lower, since its floor
+   * sets what every call until the next one costs.
    */
   steady: boolean;
+  /**
+   * A steady-state compaction the cache rent started before `compactAt`: it also protects
+   * fewer recent turns (`steadyOptions`). Where the backstop comes first (small windows) the
+   * recent turns stay protected: there the next compaction is a few calls away anyway.
+   */
+  timedByRent: boolean;
 }
 
 /** Where a session stands since its last compaction (none yet: both false). */
@@ -58,8 +63,9 @@ export function backstopReached(tokens: number, options: Thresholds): boolean {
  * of the budget above it, or crossed `truncateAt` (where older turns may be dropped), or the
  * budget itself, running the ladder again would only break the cache for a few hundred
  * tokens. Once the session has compacted, the backstop also runs when the cache reads spent on
- * the growth since have paid for the rewrite (`since.rentDue`, cache-rent.ts), and such a
- * steady-state compaction aims at `STEADY_TARGET_SHARE` of the target. Pure: the same inputs
+ * the growth since have paid for the rewrite (`since.rentDue`, cache-rent.ts); its backstop
+ * compactions aim at `STEADY_TARGET_SHARE` of the target, and those the rent started protect
+ * fewer recent turns. Pure: the same inputs
  * give the same plan.
  */
 export function planCompaction(
@@ -81,12 +87,14 @@ export function planCompaction(
   const truncateLimit = request?.tighten ? target : options.truncateAt * budget;
   const onFloor =
     floor !== undefined && before - floor < minGain(options) && before <= truncateLimit && before <= budget;
-  const due = backstopReached(before, options) || (steady && since.rentDue && before > target);
+  const timedByRent = steady && since.rentDue && !backstopReached(before, options) && before > target;
+  const due = backstopReached(before, options) || timedByRent;
   return {
     run: (due && !onFloor) || (request !== undefined && before > target),
     target,
     truncateLimit,
     steady,
+    timedByRent,
   };
 }
 

@@ -10,7 +10,7 @@ export const FLOOR_KEEP_RECENT_GROUPS = 2;
 export const FLOOR_KEEP = 2;
 
 /**
- * Protections a steady-state compaction (`CompactionPlan.steady`) runs with: the newest two
+ * Protections a compaction the cache rent started (`CompactionPlan.timedByRent`) runs with: the newest two
  * turns verbatim (as many as a user configured when that is fewer); the newest results stay
  * unfolded as configured. Its floor is what every call until the next compaction pays for.
  */

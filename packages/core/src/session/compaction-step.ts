@@ -77,7 +77,7 @@ export async function compactionStep(step: CompactionStep): Promise<Entry[] | un
     budget,
     truncateLimit: plan.truncateLimit,
     instruction: request?.instruction,
-    options: plan.steady ? steadyOptions(options) : options,
+    options: plan.timedByRent ? steadyOptions(options) : options,
     pinPolicy,
     count: (entry) => counter.count(entry),
     summarize: spanSummarizer(engine, step.model, (text) => measure.text(text), request?.instruction),
