@@ -35,11 +35,11 @@ export interface SinceCompaction {
 
 /**
  * The target of a steady-state compaction, as a share of `targetAt`: 0.2 of the budget with
- * the defaults. Measured 2026-12-02 (2,000 and 4,000 messages back to back and revisiting,
- * 16k and 32k): with the rent trigger alone the cost at 32k stayed at 0.96-0.98x of
- * compacting every ten calls; aiming here with two protected turns brought it to 0.88-0.89x
- * with refs in the prompt still above a sliding window's, while the twelve corpus conversations
- * (few compactions each) kept 97.9% at 32k and 93.9% at 16k.
+ * the defaults. Measured 2026-12-02 (`baton replay`, 2,000 and 4,000 messages back to back and
+ * revisiting): with the rent trigger alone the cost at 32k stayed at 0.96-0.98x of compacting
+ * every ten calls; aiming here, with two protected turns where the rent started the
+ * compaction, brought it to 0.90-0.92x with refs in the prompt above a sliding window's, while
+ * the twelve corpus conversations (few compactions each) kept 97.9% at 32k and 93.6% at 16k.
  */
 export const STEADY_TARGET_SHARE = 2 / 3;
 
