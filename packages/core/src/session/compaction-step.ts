@@ -115,6 +115,7 @@ export async function compactionStep(step: CompactionStep): Promise<Entry[] | un
   const gated = request === undefined && before + noticeRoom <= budget;
   const repays = before - result.tokens >= minGain(options);
   let projection: Entry[] | undefined;
+  const skipped = !(early && result.summaryFailed) && gated && !repays;
   if (early && result.summaryFailed) {
     // An optional compaction whose summary failed is not worth a half-done context change.
     emit({
@@ -122,7 +123,7 @@ export async function compactionStep(step: CompactionStep): Promise<Entry[] | un
       step: schedule?.steps ?? 0,
       reason: 'the continuation summary failed',
     });
-  } else if (gated && !repays) {
+  } else if (skipped) {
     emit({
       type: 'compaction-skipped',
       tokensBefore: before,
@@ -137,7 +138,9 @@ export async function compactionStep(step: CompactionStep): Promise<Entry[] | un
     if (schedule) recordSelfCompaction(engine, schedule, { early, before, result }, emit);
   }
   if (request === undefined) {
-    if (recordFloor(record.state, result.tokens, plan.target, step.turn)) record.touch();
+    // A skipped compaction leaves a floor even below target: the prompt must grow a gain past
+    // what the ladder reached before it runs again (and calls the summarizer again).
+    if (recordFloor(record.state, result.tokens, skipped ? 0 : plan.target, step.turn)) record.touch();
     if (floorTold) {
       notices.push({ type: floorTold.type, text: floorTold.text, facts: floorTold.facts });
       emit({
