@@ -4,27 +4,7 @@ import { createBaton } from '../session/baton.ts';
 import { createEntry, type Entry } from '../transcript/transcript.ts';
 import { accrueRent, cachePrices, rentDue } from './cache-rent.ts';
 import { planCompaction } from './controller.ts';
-
-const filler = (n: number, seed: number) =>
-  Array.from({ length: n }, (_, i) => `word${(i * 31 + seed) % 97}`).join(' ');
-
-/** One agent step: a call reading `file<s>.ts` and its result of varied size (deterministic). */
-function step(entries: Entry[], s: number): void {
-  const id = `c${s}`;
-  entries.push(
-    createEntry(entries.length, 'assistant', [
-      { type: 'tool-call', id, name: 'read_file', input: { path: `file${s}.ts` } },
-    ]),
-    createEntry(entries.length + 1, 'tool', [
-      {
-        type: 'tool-result',
-        callId: id,
-        name: 'read_file',
-        output: `FILE${s} ${filler(200 + ((s * 37) % 5) * 60, s)}`,
-      },
-    ]),
-  );
-}
+import { readFileStep } from './tool-loop.fixtures.ts';
 
 interface Call {
   before: number;
@@ -44,7 +24,8 @@ async function toolLoop(options: Parameters<typeof createBaton>[0], steps: numbe
   const history: Entry[] = [createEntry(0, 'user', 'OPENING: audit the repository')];
   const calls: Call[] = [];
   for (let s = 0; s < steps; s++) {
-    step(history, s);
+    // Results of varied size, as a real loop reads them (deterministic).
+    readFileStep(history, s, 200 + ((s * 37) % 5) * 60);
     const prepared = await session.prepare({ entries: history });
     const skipped = prepared.events.some((e) => e.type === 'compaction-skipped');
     const summarized = prepared.events.some((e) => e.type === 'stage-completed' && e.stage === 'summarize');

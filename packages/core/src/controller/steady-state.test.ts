@@ -2,22 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createBaton } from '../session/baton.ts';
 import { createEntry, type Entry, entryText } from '../transcript/transcript.ts';
 import { floorOptions } from './steady-state.ts';
-
-const filler = (n: number, seed: number) =>
-  Array.from({ length: n }, (_, i) => `word${(i * 31 + seed) % 97}`).join(' ');
-
-/** One agent step: a call reading `file<s>.ts` and its result of `words` words. */
-function step(entries: Entry[], s: number, words: number): void {
-  const id = `c${s}`;
-  entries.push(
-    createEntry(entries.length, 'assistant', [
-      { type: 'tool-call', id, name: 'read_file', input: { path: `file${s}.ts` } },
-    ]),
-    createEntry(entries.length + 1, 'tool', [
-      { type: 'tool-result', callId: id, name: 'read_file', output: `FILE${s} ${filler(words, s)}` },
-    ]),
-  );
-}
+import { readFileStep } from './tool-loop.fixtures.ts';
 
 /** Results of varied size, as a real loop reads them (deterministic). */
 const wordsAt = (s: number) => 180 + ((s * 37) % 5) * 90;
@@ -30,7 +15,7 @@ describe('the steady state of a long tool loop', () => {
     const history: Entry[] = [createEntry(0, 'user', 'OPENING: audit the repository')];
     let prepared: Awaited<ReturnType<typeof session.prepare>> | undefined;
     for (let s = 0; prepared?.outcome !== 'compacted'; s++) {
-      step(history, s, 700);
+      readFileStep(history, s, 700);
       prepared = await session.prepare({ entries: history });
     }
     // With four protected groups and three unfolded results of ~900 tokens, the first pass
@@ -58,7 +43,7 @@ describe('the steady state of a long tool loop', () => {
     const after: number[] = [];
     const calls = 300;
     for (let s = 0; s < calls; s++) {
-      step(history, s, wordsAt(s));
+      readFileStep(history, s, wordsAt(s));
       const prepared = await session.prepare({ entries: history });
       expect(prepared.outcome).not.toBe('unfit');
       expect(prepared.tokens.after).toBeLessThanOrEqual(prepared.tokens.budget);
