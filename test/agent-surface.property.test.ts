@@ -9,6 +9,7 @@ import {
   optionsArb,
   transcriptSpecArb,
 } from './support/generate.ts';
+import { propertyRuns } from './support/property-runs.ts';
 
 const RUNS = 40;
 const noteArb = fc.array(
@@ -45,7 +46,7 @@ describe('agent surface properties', () => {
           if (p.outcome === 'compacted' && p.tokens.after <= warnLimit && !warned) armed = true;
         }
       }),
-      { numRuns: RUNS },
+      propertyRuns(RUNS),
     );
   });
 
@@ -68,7 +69,7 @@ describe('agent surface properties', () => {
         for (const p of prepared)
           for (const { name, text } of expected) expect(p.system).toContain(`### ${name}\n${text}`);
       }),
-      { numRuns: RUNS },
+      propertyRuns(RUNS),
     );
   });
 
@@ -86,7 +87,7 @@ describe('agent surface properties', () => {
           expect(result.content).toBe(entryText(entry));
         }
       }),
-      { numRuns: RUNS },
+      propertyRuns(RUNS),
     );
   });
 });

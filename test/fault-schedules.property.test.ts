@@ -12,6 +12,7 @@ import {
 } from '@baton/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from './support/property-runs.ts';
 
 // Every call Baton makes into user code (summarizer, probe judge, custom stage, store) may
 // throw, reject, hang or return garbage. Whatever the schedule, `prepare` settles within its
@@ -168,7 +169,7 @@ describe('random fault schedules in user code and the store', () => {
       fc.asyncProperty(scheduleArb, async (schedule) => {
         expect(await runSchedule(schedule)).toBeUndefined();
       }),
-      { numRuns: RUNS },
+      propertyRuns(RUNS, 560_000),
     );
   }, 600_000);
 });

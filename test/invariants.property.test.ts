@@ -17,6 +17,7 @@ import {
   transcriptSpecArb,
 } from './support/generate.ts';
 import { invariantViolations } from './support/invariants.ts';
+import { propertyRuns } from './support/property-runs.ts';
 
 const RUNS = 60;
 
@@ -57,15 +58,15 @@ const invariantProperty = (...invariants: string[]) =>
 
 describe('DESIGN.md invariants on random agent loops', () => {
   it('invariant 1 (tool pairing): every result has its call and every call its result', async () => {
-    await fc.assert(invariantProperty('1'), { numRuns: RUNS });
+    await fc.assert(invariantProperty('1'), propertyRuns(RUNS));
   });
 
   it('invariant 2 (system and opening request verbatim)', async () => {
-    await fc.assert(invariantProperty('2'), { numRuns: RUNS });
+    await fc.assert(invariantProperty('2'), propertyRuns(RUNS));
   });
 
   it('invariant 3 (a non-system message, the current turn and the newest step present)', async () => {
-    await fc.assert(invariantProperty('3'), { numRuns: RUNS });
+    await fc.assert(invariantProperty('3'), propertyRuns(RUNS));
   });
 
   it('invariant 4 (pinned tools verbatim)', async () => {
@@ -78,16 +79,16 @@ describe('DESIGN.md invariants on random agent loops', () => {
         );
         expect(violations).toEqual([]);
       }),
-      { numRuns: RUNS },
+      propertyRuns(RUNS),
     );
   });
 
   it('invariant 5 (within the input budget, or outcome unfit; the reported count is exact)', async () => {
-    await fc.assert(invariantProperty('5'), { numRuns: RUNS });
+    await fc.assert(invariantProperty('5'), propertyRuns(RUNS));
   });
 
   it('invariant 6 (nothing lost): every evicted entry is archived byte-identical', async () => {
-    await fc.assert(invariantProperty('6'), { numRuns: RUNS });
+    await fc.assert(invariantProperty('6'), propertyRuns(RUNS));
   });
 
   it('invariant 7 (deterministic): same history and ledger give the same projection', async () => {
@@ -114,7 +115,7 @@ describe('DESIGN.md invariants on random agent loops', () => {
         const c = await reloaded.prepare({ entries: prefix });
         expect(JSON.stringify(c.entries)).toBe(JSON.stringify(a!.entries));
       }),
-      { numRuns: RUNS / 2 },
+      propertyRuns(RUNS / 2),
     );
   });
 
@@ -168,7 +169,7 @@ describe('DESIGN.md invariants on random agent loops', () => {
           expect(violations).toEqual([]);
         },
       ),
-      { numRuns: RUNS },
+      propertyRuns(RUNS),
     );
   });
 
@@ -192,11 +193,11 @@ describe('DESIGN.md invariants on random agent loops', () => {
           expect(JSON.stringify(fresh.entries)).toBe(JSON.stringify(last!.entries));
         }
       }),
-      { numRuns: RUNS },
+      propertyRuns(RUNS),
     );
   });
 
   it('invariant 10 (unconsumed tool results are never folded or summarized)', async () => {
-    await fc.assert(invariantProperty('10'), { numRuns: RUNS });
+    await fc.assert(invariantProperty('10'), propertyRuns(RUNS));
   });
 });

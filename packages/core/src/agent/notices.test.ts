@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createEntry } from '../transcript/transcript.ts';
+import { filler, readFileStep } from '../controller/tool-loop.fixtures.ts';
+import { createBaton } from '../session/baton.ts';
+import { createEntry, type Entry } from '../transcript/transcript.ts';
 import { compactionNotices, warningNotice } from './notices.ts';
 
 describe('warning notice', () => {
@@ -16,6 +18,37 @@ describe('warning notice', () => {
       expect(notice.text).toContain(`(${tokens.toLocaleString('en-US')} of 12,000 tokens)`);
       expect(notice.facts).toMatchObject({ kind: 'warning', tokensLeft: Number(left.replace(',', '')) });
     }
+  });
+});
+
+describe('the warning in a prompt resting near the budget', () => {
+  it('waits for a call with room for it rather than push that call past the budget (unfit)', async () => {
+    // The system prompt holds most of the budget, so compaction rests on a floor high above
+    // its target; after the first compaction each step reads a large file: the prompt
+    // regrows to just under the budget while a compaction is not worth its cache write yet.
+    const baton = createBaton({
+      contextWindow: 5_000,
+      warnAt: 0.9,
+      compactAt: 0.95,
+      targetAt: 0.8,
+      truncateAt: 1,
+    });
+    const budget = baton.options.inputBudget as number;
+    const session = baton.session('near-budget');
+    const system = `House rules.\n${filler(1_200, 3)}`;
+    const history: Entry[] = [createEntry(0, 'user', 'OPENING: audit the repository')];
+    let compactedOnce = false;
+    let warnings = 0;
+    for (let s = 0; s < 30; s++) {
+      readFileStep(history, s, compactedOnce ? 250 : 60);
+      const prepared = await session.prepare({ entries: history, system });
+      expect(prepared.outcome).not.toBe('unfit');
+      expect(prepared.tokens.after).toBeLessThanOrEqual(budget);
+      if (prepared.notices.some((n) => n.type === 'warning')) warnings++;
+      compactedOnce ||= prepared.outcome === 'compacted';
+    }
+    // Waiting is not forgetting: the warning was told where it fitted.
+    expect(warnings).toBeGreaterThan(0);
   });
 });
 

@@ -164,6 +164,19 @@ export function renderNotices(notices: readonly Notice[]): string {
   return [NOTICES_HEADING, ...notices.map((n) => n.text)].join('\n\n');
 }
 
+/**
+ * Tokens the `added` notices put on a trailer already holding `shown`: their texts, the joins,
+ * and the heading when they are the first (plus one for rounding the calibrated counts).
+ */
+export function addedNoticeTokens(
+  count: (text: string) => number,
+  shown: readonly Notice[],
+  added: readonly Notice[],
+): number {
+  if (added.length === 0) return 0;
+  return count(renderNotices([...shown, ...added])) - count(renderNotices(shown)) + 1;
+}
+
 /** How the message an `unfit` step ends with begins: hosts store it, and Baton never re-sends it. */
 export const UNFIT_STEP_PREFIX = '[baton] This step was not sent to the model';
 
@@ -227,17 +240,23 @@ export function takeUnfitNotice(state: SessionState): Notice | undefined {
 /**
  * The warning decided on what the model reads this step (`tokens`, notices so far included):
  * its notice when due, the episode's flag updated in the state. `changed`: the caller persists.
+ * A warning that would itself push the prompt past the budget (`fits` says no) waits for a
+ * call with room for it: shown, it would end this one `unfit` when nothing was over.
  */
 export function warningStep(
   state: SessionState,
   compacted: boolean,
   tokens: number,
   options: ResolvedOptions,
+  fits: (notice: Notice) => boolean = () => true,
 ): { notice: Notice | undefined; changed: boolean } {
   const budget = options.inputBudget;
   const warning = nextWarning(state.warned, compacted, tokens, options);
-  const notice = warning.show ? warningNotice(tokens, budget, options.compactAt * budget) : undefined;
-  const changed = warning.warned !== state.warned;
-  state.warned = warning.warned;
+  const due = warning.show ? warningNotice(tokens, budget, options.compactAt * budget) : undefined;
+  const notice = due && fits(due) ? due : undefined;
+  // Due but not shown: the episode has not been told yet (nextWarning shows only when not warned).
+  const warned = due && !notice ? false : warning.warned;
+  const changed = warned !== state.warned;
+  state.warned = warned;
   return { notice, changed };
 }

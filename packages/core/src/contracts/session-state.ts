@@ -29,9 +29,11 @@ export interface SessionState {
   /**
    * Since this session's last compaction: the prompt it left (`tokens`) and the cached reads
    * spent since on the growth above it (input-token equivalents); absent before the first
-   * compaction. Times the next compaction by cost (controller/cache-rent.ts).
+   * compaction. `newest` is the key of the newest entry of the last call counted: a call that
+   * ends with the same entry (a retry, a prepared projection prepared again) is not a step.
+   * Times the next compaction by cost (controller/cache-rent.ts).
    */
-  sinceCompaction?: { tokens: number; reads: number };
+  sinceCompaction?: { tokens: number; reads: number; newest?: string };
   /**
    * Over a host window (`PrepareInput.window`): the seq of the first user message this session
    * saw, the conversation's opening request, kept as one only while the window holds it.

@@ -17,16 +17,27 @@ interface Call {
   verbatimCalls: number;
 }
 
-/** A long tool loop through one session; every call's tokens and outcome. */
-async function toolLoop(options: Parameters<typeof createBaton>[0], steps: number) {
+/**
+ * A long tool loop through one session; every call's tokens and outcome. `again`: after each
+ * call, the host prepares what it got once more (a retry), whose outcome and prompt are returned.
+ */
+async function toolLoop(options: Parameters<typeof createBaton>[0], steps: number, again = false) {
   const baton = createBaton(options);
   const session = baton.session('rent');
   const history: Entry[] = [createEntry(0, 'user', 'OPENING: audit the repository')];
   const calls: Call[] = [];
+  const retries: Array<{ outcome: string; same: boolean }> = [];
   for (let s = 0; s < steps; s++) {
     // Results of varied size, as a real loop reads them (deterministic).
     readFileStep(history, s, 200 + ((s * 37) % 5) * 60);
     const prepared = await session.prepare({ entries: history });
+    if (again) {
+      const retry = await session.prepare({ entries: prepared.entries });
+      retries.push({
+        outcome: retry.outcome,
+        same: JSON.stringify(retry.entries) === JSON.stringify(prepared.entries),
+      });
+    }
     const skipped = prepared.events.some((e) => e.type === 'compaction-skipped');
     const summarized = prepared.events.some((e) => e.type === 'stage-completed' && e.stage === 'summarize');
     const verbatimCalls = prepared.entries.filter(
@@ -34,7 +45,7 @@ async function toolLoop(options: Parameters<typeof createBaton>[0], steps: numbe
     ).length;
     calls.push({ ...prepared.tokens, outcome: prepared.outcome, skipped, summarized, verbatimCalls });
   }
-  return { calls, options: baton.options };
+  return { calls, retries, options: baton.options };
 }
 
 describe('cache prices', () => {
@@ -55,26 +66,41 @@ describe('the rent since the last compaction', () => {
   it('starts at a compaction and grows by what reading the growth above its floor costs', () => {
     const state = { warned: false, overflowStreak: 0, checkpoints: 0 } as SessionState;
     // Before the first compaction there is none: the backstop times that one.
-    expect(accrueRent(state, 'ok', 5_000, prices)).toBe(false);
+    expect(accrueRent(state, 'ok', 5_000, prices, 'k10')).toBe(false);
     expect(state.sinceCompaction).toBeUndefined();
-    expect(accrueRent(state, 'compacted', 4_000, prices)).toBe(true);
-    expect(state.sinceCompaction).toEqual({ tokens: 4_000, reads: 0 });
-    accrueRent(state, 'ok', 6_000, prices);
-    accrueRent(state, 'ok', 7_005, prices);
-    expect(state.sinceCompaction).toEqual({ tokens: 4_000, reads: 501 });
+    expect(accrueRent(state, 'compacted', 4_000, prices, 'k11')).toBe(true);
+    expect(state.sinceCompaction).toEqual({ tokens: 4_000, reads: 0, newest: 'k11' });
+    accrueRent(state, 'ok', 6_000, prices, 'k12');
+    accrueRent(state, 'ok', 7_005, prices, 'k13');
+    expect(state.sinceCompaction).toEqual({ tokens: 4_000, reads: 501, newest: 'k13' });
     // Nothing grown, nothing spent; an unfit call sent nothing.
-    expect(accrueRent(state, 'ok', 3_900, prices)).toBe(false);
-    expect(accrueRent(state, 'unfit', 20_000, prices)).toBe(false);
-    expect(state.sinceCompaction).toEqual({ tokens: 4_000, reads: 501 });
+    accrueRent(state, 'ok', 3_900, prices, 'k14');
+    expect(accrueRent(state, 'unfit', 20_000, prices, 'k15')).toBe(false);
+    expect(state.sinceCompaction).toEqual({ tokens: 4_000, reads: 501, newest: 'k14' });
+  });
+
+  it('is paid by steps of the run: a call ending with the same entry as the last (a retry, a projection prepared again) is not one', () => {
+    const state = { warned: false, overflowStreak: 0, checkpoints: 0 } as SessionState;
+    accrueRent(state, 'compacted', 4_000, prices, 'k20');
+    accrueRent(state, 'ok', 9_000, prices, 'k21');
+    expect(accrueRent(state, 'ok', 9_000, prices, 'k21')).toBe(false);
+    expect(state.sinceCompaction).toEqual({ tokens: 4_000, reads: 500, newest: 'k21' });
+    const rent = { tokens: 4_000, reads: 4_000, newest: 'k21' };
+    expect(rentDue(rent, 9_000, prices, options, 'k21')).toBe(false);
+    expect(rentDue(rent, 9_000, prices, options, 'k22')).toBe(true);
+    // A rent stored before steps were told apart counts every call.
+    expect(rentDue({ tokens: 4_000, reads: 4_000 }, 9_000, prices, options, 'k3')).toBe(true);
   });
 
   it('is due once the reads paid for rewriting the floor and the prompt grew a gain past it', () => {
-    expect(rentDue(undefined, 9_000, prices, options)).toBe(false);
-    expect(rentDue({ tokens: 4_000, reads: 3_999 }, 9_000, prices, options)).toBe(false);
-    expect(rentDue({ tokens: 4_000, reads: 4_000 }, 9_000, prices, options)).toBe(true);
-    expect(rentDue({ tokens: 4_000, reads: 4_000 }, 6_999, prices, options)).toBe(false);
+    expect(rentDue(undefined, 9_000, prices, options, 'k1')).toBe(false);
+    expect(rentDue({ tokens: 4_000, reads: 3_999 }, 9_000, prices, options, 'k1')).toBe(false);
+    expect(rentDue({ tokens: 4_000, reads: 4_000 }, 9_000, prices, options, 'k1')).toBe(true);
+    expect(rentDue({ tokens: 4_000, reads: 4_000 }, 6_999, prices, options, 'k1')).toBe(false);
     // A write premium (Anthropic's 1.25x) waits for more reads.
-    expect(rentDue({ tokens: 4_000, reads: 4_000 }, 9_000, { read: 0.1, write: 1.25 }, options)).toBe(false);
+    expect(rentDue({ tokens: 4_000, reads: 4_000 }, 9_000, { read: 0.1, write: 1.25 }, options, 'k1')).toBe(
+      false,
+    );
   });
 });
 
@@ -110,6 +136,13 @@ describe('compactions of a long tool loop', () => {
       if (calls[at]!.summarized) expect(calls[at]!.verbatimCalls).toBe(2);
     }
     expect(compacted.slice(1).some((at) => calls[at]!.summarized)).toBe(true);
+  });
+
+  it('are timed by steps: preparing each prompt again (a retry) changes neither it nor when the next compaction runs', async () => {
+    const plain = await toolLoop({ contextWindow: 32_000 }, 160);
+    const retried = await toolLoop({ contextWindow: 32_000 }, 160, true);
+    expect(retried.calls).toEqual(plain.calls);
+    expect(retried.retries.every((r) => r.outcome === 'ok' && r.same)).toBe(true);
   });
 
   it('compact more often where cached reads cost more, and only over the budget with compactAt 1', async () => {

@@ -35,6 +35,12 @@ export function cachePrices(pricing: ModelPricing | undefined): CachePrices {
  * first. The prompt must also have grown `minCompactionGain` past the floor, so a compaction
  * still frees what the backstop's would.
  *
+ * Only a call whose newest entry (`newest`, its key) is not the last counted call's is a step of
+ * the run: a retry, or a prepared projection prepared again (whose newest entry keeps its key,
+ * folded or not), neither pays rent nor starts a compaction, so preparing is idempotent
+ * (DESIGN.md invariant 9). Keys, not seqs: a host that writes compactions back into its state
+ * numbers its messages anew.
+ *
  * Measured 2026-12-02 on 2,000 messages back to back at 32k (`baton replay`, the corpus
  * transcripts), with the steady target and protections of controller.ts: the cost fell from
  * 0.98x to 0.91x of compacting every ten calls.
@@ -44,29 +50,39 @@ export function rentDue(
   before: number,
   prices: CachePrices,
   options: Pick<ResolvedOptions, 'minCompactionGain' | 'inputBudget'>,
+  newest: string | undefined,
 ): boolean {
-  if (rent === undefined) return false;
+  if (rent === undefined || !isNewStep(rent, newest)) return false;
   const grown = before - rent.tokens >= options.minCompactionGain * options.inputBudget;
   return grown && rent.reads >= prices.write * rent.tokens;
 }
 
+/** Whether a call whose newest entry has key `newest` is not the last counted call again. */
+function isNewStep(rent: CacheRent, newest: string | undefined): boolean {
+  return rent.newest === undefined || newest !== rent.newest;
+}
+
 /**
  * The rent after this call: a compaction starts it anew from the prompt it left; any other
- * call adds what reading its growth above that floor cost; before the first compaction there
- * is none (the backstop times the first one). Returns whether the state changed.
+ * step of the run (see rentDue) adds what reading its growth above that floor cost; before the
+ * first compaction there is none (the backstop times the first one). `newest` is the key of the
+ * call's newest entry. Returns whether the state changed.
  */
 export function accrueRent(
   state: SessionState,
   outcome: 'ok' | 'compacted' | 'unfit',
   tokens: number,
   prices: CachePrices,
+  newest: string | undefined,
 ): boolean {
   if (outcome === 'compacted') {
-    state.sinceCompaction = { tokens, reads: 0 };
+    state.sinceCompaction = { tokens, reads: 0, ...(newest === undefined ? {} : { newest }) };
     return true;
   }
   const rent = state.sinceCompaction;
-  if (outcome === 'unfit' || rent === undefined || tokens <= rent.tokens) return false;
-  rent.reads = Math.round(rent.reads + prices.read * (tokens - rent.tokens));
+  if (outcome === 'unfit' || rent === undefined || !isNewStep(rent, newest)) return false;
+  if (newest === undefined) delete rent.newest;
+  else rent.newest = newest;
+  if (tokens > rent.tokens) rent.reads = Math.round(rent.reads + prices.read * (tokens - rent.tokens));
   return true;
 }

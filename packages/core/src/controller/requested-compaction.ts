@@ -2,7 +2,7 @@ import type { ResolvedOptions } from '../budget/options.ts';
 import type { Notice } from '../contracts/prepared.ts';
 import type { SessionState } from '../contracts/session-state.ts';
 import { type Stage, stageNameOf } from '../contracts/stage.ts';
-import { type LadderInput, type LadderOutput, runLadder } from '../ladder/ladder.ts';
+import { continueLadder, type LadderInput, type LadderOutput, runLadder } from '../ladder/ladder.ts';
 import { eligibleRuns, MIN_SPAN_TOKENS } from '../ladder/stages/summarize.ts';
 import { buildGroups, type PinPolicy } from '../transcript/groups.ts';
 import type { Entry } from '../transcript/transcript.ts';
@@ -60,18 +60,9 @@ export async function runRequestedLadder(
     }
   };
   const first = await runLadder({ ...input, stages: summarizers, target: 0, summarize, emit });
-  const rest = await runLadder({
-    ...input,
-    entries: first.entries,
-    stages,
-    emit,
-    noticeTokens: (spans) => input.noticeTokens([...first.spans, ...spans]),
-  });
+  const rest = await continueLadder({ ...input, emit }, first);
   return {
-    entries: rest.entries,
-    tokens: rest.tokens,
-    decisions: [...first.decisions, ...rest.decisions],
-    spans: [...first.spans, ...rest.spans],
+    ...rest,
     summaryFailed,
     checkpointUsed,
     instructed,

@@ -1,6 +1,6 @@
 import type { ResolvedOptions } from '../budget/options.ts';
 import { isBuiltInStage } from '../contracts/stage.ts';
-import { type LadderInput, type LadderOutput, runLadder } from '../ladder/ladder.ts';
+import { continueLadder, type LadderInput, type LadderOutput } from '../ladder/ladder.ts';
 import { isDestructive } from '../ladder/ladder-order.ts';
 import { minGain } from './controller.ts';
 
@@ -53,18 +53,6 @@ export async function shrinkFloor(input: LadderInput, first: LadderOutput): Prom
   const stages = input.stages.filter(
     (stage) => isBuiltInStage(stage) && !isDestructive(stage) && stage.degrades !== true,
   );
-  const second = await runLadder({
-    ...input,
-    entries: first.entries,
-    stages,
-    options: relaxed,
-    noticeTokens: (spans) => input.noticeTokens([...first.spans, ...spans]),
-  });
-  if (second.decisions.length === 0) return first;
-  return {
-    entries: second.entries,
-    tokens: second.tokens,
-    decisions: [...first.decisions, ...second.decisions],
-    spans: [...first.spans, ...second.spans],
-  };
+  const second = await continueLadder(input, first, { stages, options: relaxed });
+  return second.decisions.length === first.decisions.length ? first : second;
 }

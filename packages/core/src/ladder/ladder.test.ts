@@ -3,6 +3,7 @@ import type { BatonEvent } from '../contracts/events.ts';
 import { defineStage } from '../contracts/stage.ts';
 import { createBaton } from '../session/baton.ts';
 import { createEntry, type Entry } from '../transcript/transcript.ts';
+import { continueLadder, type LadderInput, runLadder } from './ladder.ts';
 import { foldToolResults, summarize, truncateOldest } from './stages/index.ts';
 
 const filler = (n: number, seed: number) =>
@@ -170,5 +171,32 @@ describe('the ladder', () => {
     expect(JSON.stringify(failures[1])).toMatch(/has no call|has no result/);
     expect(JSON.stringify(failures[2])).toMatch(/protected entry/);
     expect(stagesOf(prepared.events)).toEqual(['summarize']);
+  });
+});
+
+describe('a later pass of the ladder (continueLadder)', () => {
+  it("starts from what the earlier pass reached, the earlier pass's notice lines counted", async () => {
+    const input: LadderInput = {
+      entries: toolLoop(6, 200),
+      stages: [foldToolResults()],
+      overhead: 100,
+      target: 0,
+      budget: 10_000,
+      truncateLimit: 10_000,
+      instruction: undefined,
+      options: createBaton({ contextWindow: 8_000, keep: 1 }).options,
+      pinPolicy: { pinnedTools: new Set() },
+      count: (entry) => Math.ceil(JSON.stringify(entry.parts).length / 4),
+      summarize: async () => 'summary',
+      noticeTokens: (spans) => (spans.length === 0 ? 0 : 40 + 10 * spans.length),
+      emit: () => {},
+    };
+    const first = await runLadder(input);
+    expect(first.spans.length).toBe(5);
+    // Nothing is left to fold: the later pass keeps what the first reached, notice included
+    // (counted without it, each of its stages would have to beat a prompt 90 tokens too small).
+    const later = await continueLadder(input, first);
+    expect(later.decisions).toEqual(first.decisions);
+    expect(later.tokens).toBe(first.tokens);
   });
 });

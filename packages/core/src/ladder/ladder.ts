@@ -74,7 +74,9 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
   let entries = input.entries;
   const total = (list: readonly Entry[]) => list.reduce((sum, e) => sum + input.count(e), input.overhead);
   const spans: EvictedSpan[] = [];
-  let tokens = total(entries);
+  // A later pass over what an earlier one reached starts with that pass's notice lines counted
+  // (shrinkFloor's second run): measured without them, every stage of it looked like a loss.
+  let tokens = total(entries) + input.noticeTokens([]);
   const decisions: Decision[] = [];
 
   /** Runs one stage; `only` keeps the decisions on the entries it accepts (the early degrade's results). */
@@ -199,4 +201,28 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
     await runStage(stage);
   }
   return { entries, tokens, decisions, spans };
+}
+
+/**
+ * Runs the ladder again over what an earlier run reached (`changes` replacing some of its
+ * input): the earlier run's notice lines counted from the start, its decisions applied first,
+ * like stages in order.
+ */
+export async function continueLadder(
+  input: LadderInput,
+  first: LadderOutput,
+  changes: Partial<LadderInput> = {},
+): Promise<LadderOutput> {
+  const next = await runLadder({
+    ...input,
+    ...changes,
+    entries: first.entries,
+    noticeTokens: (spans) => input.noticeTokens([...first.spans, ...spans]),
+  });
+  return {
+    entries: next.entries,
+    tokens: next.tokens,
+    decisions: [...first.decisions, ...next.decisions],
+    spans: [...first.spans, ...next.spans],
+  };
 }

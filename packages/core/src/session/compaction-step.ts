@@ -1,4 +1,4 @@
-import { compactionNotices, renderNotices, warningNotice } from '../agent/notices.ts';
+import { addedNoticeTokens, compactionNotices, renderNotices, warningNotice } from '../agent/notices.ts';
 import type { PromptMeasure } from '../budget/budget.ts';
 import type { Engine } from '../budget/engine.ts';
 import type { ResolvedOptions } from '../budget/options.ts';
@@ -9,6 +9,7 @@ import type { ProbeSchedule } from '../contracts/session-state.ts';
 import { type CompactionPlan, type CompactionRequest, minGain } from '../controller/controller.ts';
 import { floorToTell, recordFloor } from '../controller/floor.ts';
 import { runRequestedLadder, tellInstructionOutcome } from '../controller/requested-compaction.ts';
+import { settleOverBudget } from '../controller/settle-over-budget.ts';
 import { shrinkFloor, steadyOptions } from '../controller/steady-state.ts';
 import type { LadderInput } from '../ladder/ladder.ts';
 import { bindToContent } from '../ledger/ledger.ts';
@@ -89,8 +90,13 @@ export async function compactionStep(step: CompactionStep): Promise<Entry[] | un
   const requested = await runRequestedLadder({ ...ladder, request: early ? undefined : request });
   // A backstop compaction that would leave a floor the prompt regrows from in a few calls
   // shrinks what holds it first (the steady state of a long run).
-  const result =
+  const shrunk =
     request === undefined && !early ? { ...requested, ...(await shrinkFloor(ladder, requested)) } : requested;
+  // Still over the budget: the backstop's ladder again until nothing more gives way.
+  const result = {
+    ...shrunk,
+    ...(await settleOverBudget({ ...ladder, stages: engine.stages, options }, shrunk)),
+  };
   bindToContent(result.decisions, step.entries);
   // The backstop's own compactions must repay the cache write they cause. Requested ones
   // (the agent chose the moment) are not gated, nor a prompt that would not fit the budget
@@ -109,9 +115,9 @@ export async function compactionStep(step: CompactionStep): Promise<Entry[] | un
           );
         })()
       : undefined;
-  const noticeRoom =
-    (floorTold ? measure.text(floorTold.text) : 0) +
-    measure.text(warningNotice(before, budget, options.compactAt * budget).text);
+  const mayAdd = [warningNotice(before, budget, options.compactAt * budget)];
+  if (floorTold) mayAdd.unshift({ type: floorTold.type, text: floorTold.text, facts: floorTold.facts });
+  const noticeRoom = addedNoticeTokens((text) => measure.text(text), notices, mayAdd);
   const gated = request === undefined && before + noticeRoom <= budget;
   const repays = before - result.tokens >= minGain(options);
   let projection: Entry[] | undefined;

@@ -1,7 +1,7 @@
 import { createAgentTools, type NeutralTool } from '../agent/agent-tools.ts';
 import { Notes, type NotesApi, renderedNotes } from '../agent/notes.ts';
 import { HOST_SHOWS_NOTES, noteWritten, placeNotes } from '../agent/notes-placement.ts';
-import { renderNotices, takeUnfitNotice, warningStep } from '../agent/notices.ts';
+import { addedNoticeTokens, renderNotices, takeUnfitNotice, warningStep } from '../agent/notices.ts';
 import { PromptMeasure } from '../budget/budget.ts';
 import { SessionBudget } from '../budget/call-budget.ts';
 import type { BaseEngine } from '../budget/engine.ts';
@@ -262,7 +262,9 @@ export class Session {
     // Once it compacted, the session also compacts when the cache reads since have paid for it.
     const prices = cachePrices(options.pricing);
     const rent = record.state.sinceCompaction;
-    const since = { compacted: rent !== undefined, rentDue: rentDue(rent, before, prices, options) };
+    // What makes this call a new step of the run (rent is paid by steps, not by retries).
+    const newest = entries.at(-1)?.key;
+    const since = { compacted: rent !== undefined, rentDue: rentDue(rent, before, prices, options, newest) };
     const plan = planCompaction(before, request, early, options, floor, since);
 
     // The ladder, budget-gated; its evictions archived before the ledger keeps them.
@@ -301,7 +303,10 @@ export class Session {
 
     // Notices: the warning is decided on what the model reads this step, notices so far included.
     const settled = measure.tokens(system, trailerSoFar());
-    const warning = warningStep(record.state, outcome === 'compacted', settled, options);
+    const shownSoFar = notes.notice ? [...notices, notes.notice] : notices;
+    const fits = (notice: Notice) =>
+      settled + addedNoticeTokens((text) => measure.text(text), shownSoFar, [notice]) <= budget;
+    const warning = warningStep(record.state, outcome === 'compacted', settled, options, fits);
     if (warning.notice) notices.push(warning.notice);
     if (warning.changed) record.touch();
     if (notes.notice) notices.push(notes.notice);
@@ -321,7 +326,7 @@ export class Session {
       prepared = { ...common, outcome: 'unfit', tokens: { before, after, budget }, ...unfit };
     }
     if (options.outputCap !== undefined) prepared.maxOutputTokens = options.outputCap;
-    if (accrueRent(record.state, prepared.outcome, after, prices)) record.touch();
+    if (accrueRent(record.state, prepared.outcome, after, prices, newest)) record.touch();
     await record.persistState(emit);
     await Promise.all([this.counts.save(projection, emit), engine.calibrationSeed.save(emit)]);
     this.lastRawTotal = raw;
