@@ -236,14 +236,14 @@ describe('self-compaction probes (SELFCOMPACT)', () => {
     });
     const steps = probes().map((p) => p.step);
     const compacted = compactions().map((c) => c.step);
-    // First probe at minSteps; then every probeEvery (3) steps. COMPRESS at 5 and 8 found no
-    // span worth a summary yet (the newest 4 turns stay verbatim), so nothing was compacted.
-    expect(steps).toEqual([5, 8, 11, 15]);
-    expect(compacted).toEqual([11, 15]);
-    // After the compaction at 11, the cooldown (4) holds the next probe back past the interval.
-    expect(steps.filter((s) => s > 11)[0]! - 11).toBeGreaterThanOrEqual(4);
+    // First probe at minSteps; then every probeEvery (3) steps. COMPRESS at 5 found no span
+    // worth a summary yet (the newest 3 turns stay verbatim), so nothing was compacted.
+    expect(steps).toEqual([5, 8, 12]);
+    expect(compacted).toEqual([8, 12]);
+    // After the compaction at 8, the cooldown (4) holds the next probe back past the interval.
+    expect(steps.filter((s) => s > 8)[0]! - 8).toBeGreaterThanOrEqual(4);
     // maxCompactions (2) reached: no probe after that.
-    expect(steps.filter((s) => s > 15)).toHaveLength(0);
+    expect(steps.filter((s) => s > 12)).toHaveLength(0);
   });
 
   for (const failure of ['throws', 'times out', 'unparseable'] as const) {

@@ -32,7 +32,7 @@ export const USAGE = `baton: what Baton would have done to your agent's transcri
   baton replay <file> [--window 128k] [--model gpt-4o] [--pinned a,b] [--self-compact search]
                       [--store sqlite:./baton.db] [--report out.html] [--interval 10] [--thread id]
                       [--compact-at 0.8] [--target-at 0.3] [--truncate-at 0.9] [--warn-at 0.64]
-                      [--min-compaction-gain 0.3] [--keep-recent 4] [--keep 3]
+                      [--min-compaction-gain 0.3] [--keep-recent 3] [--keep 3]
 ${TUNE_USAGE}
   baton inspect <file> [--window 128k] [--model gpt-4o] [--thread id]
 

@@ -72,7 +72,7 @@ export const optionsSchema = z
      * and archive stay in the store; the next call for a dropped id reloads them).
      */
     maxSessions: positiveInt.default(1_000),
-    keepRecentGroups: z.number().int().nonnegative().default(4),
+    keepRecentGroups: z.number().int().nonnegative().default(3),
     maxSummaryInputTokens: positiveInt.default(8_000),
     maxSummaryTokens: positiveInt.optional(),
     /** Deadline of each summarizer call (ms); past it the summary fails and the ladder falls through. */

@@ -4,7 +4,7 @@ import { continueLadder, type LadderInput, type LadderOutput } from '../ladder/l
 import { isDestructive } from '../ladder/ladder-order.ts';
 import { minGain } from './controller.ts';
 
-/** Newest groups the summarize stage leaves verbatim once the floor holds (default 4 otherwise). */
+/** Newest groups the summarize stage leaves verbatim once the floor holds (default 3 otherwise). */
 export const FLOOR_KEEP_RECENT_GROUPS = 2;
 /** Newest tool results left unfolded once the floor holds (default 3 otherwise). */
 export const FLOOR_KEEP = 2;

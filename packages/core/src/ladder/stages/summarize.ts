@@ -8,7 +8,7 @@ import { recallRangeHint, replaceWith } from './spans.ts';
 import { markerNames } from './truncate-oldest.ts';
 
 export interface SummarizeOptions {
-  /** Newest groups never summarized. Default: the `keepRecentGroups` option (4). */
+  /** Newest groups never summarized. Default: the `keepRecentGroups` option (3). */
   keepRecentGroups?: number;
 }
 
