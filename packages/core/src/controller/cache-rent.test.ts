@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionState } from '../contracts/session-state.ts';
+import { cacheRulesFor } from '../pricing/cache-rules.ts';
 import { createBaton } from '../session/baton.ts';
 import { createEntry, type Entry } from '../transcript/transcript.ts';
 import { accrueRent, cachePrices, rentDue } from './cache-rent.ts';
@@ -50,12 +51,31 @@ async function toolLoop(options: Parameters<typeof createBaton>[0], steps: numbe
 
 describe('cache prices', () => {
   it("are the model's own, relative to its input price, else reads at 0.1x and writes at 1x", () => {
-    expect(cachePrices(undefined)).toEqual({ read: 0.1, write: 1 });
-    const anthropic = cachePrices({ input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 });
+    expect(cachePrices(undefined, undefined)).toEqual({ read: 0.1, write: 1 });
+    const anthropic = cachePrices({ input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }, undefined);
     expect(anthropic.read).toBeCloseTo(0.1, 10);
     expect(anthropic.write).toBeCloseTo(1.25, 10);
-    // A provider without a cache discount: reading the growth costs as much as writing it.
-    expect(cachePrices({ input: 2, output: 8 })).toEqual({ read: 1, write: 1 });
+    // Priced, with no rules and no cached price: reading the growth costs as much as writing it.
+    expect(cachePrices({ input: 2, output: 8 }, undefined)).toEqual({ read: 1, write: 1 });
+  });
+
+  it("follow the provider's rules where the pricing names no cached price", () => {
+    // Gemini 2.5 caches implicitly at 0.1x with free writes; the catalog may give no cached price.
+    expect(cachePrices({ input: 0.1, output: 0.4 }, cacheRulesFor('gemini-2.5-flash-lite'))).toEqual({
+      read: expect.closeTo(0.1, 10),
+      write: 1,
+    });
+    // A Gemini model with no implicit cache reads at the full price.
+    expect(cachePrices({ input: 1, output: 4 }, cacheRulesFor('gemini-1.5-pro'))).toEqual({
+      read: 1,
+      write: 1,
+    });
+    // Claude, known by its id alone: 0.1x reads, 5-minute writes at 1.25x.
+    expect(cachePrices(undefined, cacheRulesFor('claude-sonnet-4-5'))).toEqual({ read: 0.1, write: 1.25 });
+    // The pricing's own prices win over the rules' multiples.
+    expect(
+      cachePrices({ input: 2, output: 8, cacheRead: 1, cacheWrite: 2 }, cacheRulesFor('gpt-4o')),
+    ).toEqual({ read: 0.5, write: 1 });
   });
 });
 
@@ -157,6 +177,22 @@ describe('compactions of a long tool loop', () => {
     );
     const count = (calls: Call[]) => calls.filter((c) => c.outcome === 'compacted').length;
     expect(count(fullReads.calls)).toBeGreaterThan(count(cheapReads.calls));
+    // Priced the same, but a Gemini 2.5 model: its provider reads the cache at 0.1x.
+    const gemini = await toolLoop(
+      {
+        contextWindow: 32_000,
+        model: 'gemini-2.5-custom',
+        catalog: {
+          'gemini-2.5-custom': {
+            contextWindow: 32_000,
+            encoding: 'o200k_base',
+            pricing: { input: 1, output: 4 },
+          },
+        },
+      },
+      160,
+    );
+    expect(count(gemini.calls)).toBe(count(cheapReads.calls));
     const off = await toolLoop({ contextWindow: 32_000, compactAt: 1 }, 160);
     expect(count(off.calls)).toBeGreaterThan(0);
     for (const call of off.calls)

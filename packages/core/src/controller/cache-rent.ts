@@ -1,5 +1,6 @@
 import type { ResolvedOptions } from '../budget/options.ts';
 import type { SessionState } from '../contracts/session-state.ts';
+import { type CacheRules, cachePriceList } from '../pricing/cache-rules.ts';
 import type { ModelPricing } from '../pricing/model-catalog.ts';
 
 /** Since the last compaction: the prompt it left, and the cached reads spent on growth above it. */
@@ -12,13 +13,19 @@ export interface CachePrices {
 }
 
 /**
- * What the prompt's cache costs this model, relative to its input price: the model's own
- * prices when the catalog or the options give them, else what OpenAI and Anthropic bill by
- * default (reads 0.1x; a written token 1x, as providers without a write premium bill it).
+ * What the prompt's cache costs this model, relative to its input price, as its provider bills
+ * it (`cachePriceList`): the model's own prices when the catalog or the options give them, else
+ * its provider's rules (`cacheRulesFor`: Gemini 2.5 reads at 0.1x, Claude writes at 1.25x, a
+ * model with no cache reads at 1x). A model known by neither: reads 0.1x and a written token
+ * 1x, as OpenAI bills; priced with no rules and no cached price, no discount.
  */
-export function cachePrices(pricing: ModelPricing | undefined): CachePrices {
-  const input = pricing?.input;
-  if (!input) return { read: 0.1, write: 1 };
+export function cachePrices(pricing: ModelPricing | undefined, rules: CacheRules | undefined): CachePrices {
+  const input = pricing?.input || undefined;
+  if (rules) {
+    const list = cachePriceList(pricing && input ? pricing : { input: 1 }, rules);
+    return { read: list.read / (input ?? 1), write: list.write['5m'] / (input ?? 1) };
+  }
+  if (!pricing || !input) return { read: 0.1, write: 1 };
   return { read: (pricing.cacheRead ?? input) / input, write: (pricing.cacheWrite ?? input) / input };
 }
 

@@ -23,6 +23,7 @@
  *   lifetime is not documented ("send requests with similar prefix in a short amount of time"):
  *   5 minutes here. Older Gemini models have no implicit cache.
  */
+import type { ModelPricing } from './model-catalog.ts';
 
 /** An Anthropic cache entry's lifetime: `'5m'` (the default) or `'1h'`. */
 export type CacheTtl = '5m' | '1h';
@@ -214,4 +215,34 @@ export function cacheRulesFor(model: string): CacheRules | undefined {
       : { kind: 'none', provider: 'google', description: `no implicit cache for ${name}` };
   }
   return undefined;
+}
+
+/** Per-token prices of a prompt cache: a read, and a write per lifetime. */
+export interface CachePriceList {
+  read: number;
+  write: Readonly<Record<CacheTtl, number>>;
+}
+
+/**
+ * What reading and writing the prompt cache cost per token under a provider's rules: the
+ * pricing's own `cacheRead` / `cacheWrite` where it states them, else the rules' multiples of
+ * the input price (breakpoint caches bill writes by lifetime; automatic ones write for free,
+ * unless the pricing names a write price; no cache reads at the input price).
+ *
+ * @example cachePriceList({ input: 3, output: 15 }, anthropicCacheRules()) // { read: 0.3, write: { '5m': 3.75, '1h': 6 } }
+ */
+export function cachePriceList(
+  pricing: Pick<ModelPricing, 'input' | 'cacheRead' | 'cacheWrite'>,
+  rules: CacheRules,
+): CachePriceList {
+  const { input } = pricing;
+  const read = pricing.cacheRead ?? (rules.kind === 'none' ? input : input * rules.readMultiplier);
+  const write =
+    rules.kind === 'breakpoints'
+      ? {
+          '5m': pricing.cacheWrite ?? input * rules.writeMultiplier['5m'],
+          '1h': input * rules.writeMultiplier['1h'],
+        }
+      : { '5m': pricing.cacheWrite ?? input, '1h': pricing.cacheWrite ?? input };
+  return { read, write };
 }

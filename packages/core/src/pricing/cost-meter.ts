@@ -8,6 +8,7 @@ import {
   CACHE_TTL_MS,
   type CacheRules,
   type CacheTtl,
+  cachePriceList,
   prefixCacheRules,
 } from './cache-rules.ts';
 import type { ModelPricing } from './model-catalog.ts';
@@ -132,14 +133,7 @@ export function costMeter({
       ? { ...rules, ttlMs: pricing.cacheTtlMs }
       : rules;
   const { input } = pricing;
-  const read = pricing.cacheRead ?? (effective.kind === 'none' ? input : input * effective.readMultiplier);
-  const writePrice: Record<CacheTtl, number> =
-    effective.kind === 'breakpoints'
-      ? {
-          '5m': pricing.cacheWrite ?? input * effective.writeMultiplier['5m'],
-          '1h': input * effective.writeMultiplier['1h'],
-        }
-      : { '5m': pricing.cacheWrite ?? input, '1h': pricing.cacheWrite ?? input };
+  const { read, write: writePrice } = cachePriceList(pricing, effective);
   let cache: CacheEntry[] = [];
   let clock = 0;
   const totals: CostTotals = {

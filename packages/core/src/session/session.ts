@@ -16,6 +16,7 @@ import {
   takePendingRequest,
 } from '../controller/requested-compaction.ts';
 import { applyLedger } from '../ledger/ledger.ts';
+import { cacheRulesFor } from '../pricing/cache-rules.ts';
 import { detectContextOverflow } from '../provider/overflow.ts';
 import { type ArchiveApi, archiveApi } from '../stores/archive.ts';
 import { SessionCalibration } from '../tokens/calibration.ts';
@@ -204,7 +205,8 @@ export class Session {
     const { options } = callEngine;
     await Promise.all([record.load(emit), this.counts.load(emit), this.base.calibrationSeed.load(emit)]);
     // This session's calibration for this model; probes, summaries and checkpoints count with it too.
-    const counter = this.calibration.counterFor(record, input.modelId ?? options.model);
+    const model = input.modelId ?? options.model;
+    const counter = this.calibration.counterFor(record, model);
     const engine = { ...callEngine, counter };
     if (input.providerCompaction && !this.toldProviderCompaction) {
       this.toldProviderCompaction = true;
@@ -260,7 +262,7 @@ export class Session {
     const turn = latestRequestKey(entries);
     const floor = floorOfTurn(record.state, turn);
     // Once it compacted, the session also compacts when the cache reads since have paid for it.
-    const prices = cachePrices(options.pricing);
+    const prices = cachePrices(options.pricing, model === undefined ? undefined : cacheRulesFor(model));
     const rent = record.state.sinceCompaction;
     // What makes this call a new step of the run (rent is paid by steps, not by retries).
     const newest = entries.at(-1)?.key;
