@@ -3,6 +3,9 @@ import type { SessionState } from '../contracts/session-state.ts';
 import { type CacheRules, cachePriceList } from '../pricing/cache-rules.ts';
 import type { ModelPricing } from '../pricing/model-catalog.ts';
 
+/** A provider whose caching rules are not modelled: only the pricing's own cached prices apply. */
+const NO_RULES: CacheRules = { kind: 'none', provider: 'unknown', description: 'no caching rules known' };
+
 /** Since the last compaction: the prompt it left, and the cached reads spent on growth above it. */
 export type CacheRent = NonNullable<SessionState['sinceCompaction']>;
 
@@ -20,13 +23,11 @@ export interface CachePrices {
  * 1x, as OpenAI bills; priced with no rules and no cached price, no discount.
  */
 export function cachePrices(pricing: ModelPricing | undefined, rules: CacheRules | undefined): CachePrices {
-  const input = pricing?.input || undefined;
-  if (rules) {
-    const list = cachePriceList(pricing && input ? pricing : { input: 1 }, rules);
-    return { read: list.read / (input ?? 1), write: list.write['5m'] / (input ?? 1) };
-  }
-  if (!pricing || !input) return { read: 0.1, write: 1 };
-  return { read: (pricing.cacheRead ?? input) / input, write: (pricing.cacheWrite ?? input) / input };
+  if (!pricing?.input && !rules) return { read: 0.1, write: 1 };
+  // Priced with no rules: the pricing's own cached prices, else none (what `none` rules bill).
+  const priced = pricing?.input ? pricing : { input: 1 };
+  const list = cachePriceList(priced, rules ?? NO_RULES);
+  return { read: list.read / priced.input, write: list.write['5m'] / priced.input };
 }
 
 /**

@@ -205,8 +205,8 @@ export class Session {
     const { options } = callEngine;
     await Promise.all([record.load(emit), this.counts.load(emit), this.base.calibrationSeed.load(emit)]);
     // This session's calibration for this model; probes, summaries and checkpoints count with it too.
-    const model = input.modelId ?? options.model;
-    const counter = this.calibration.counterFor(record, model);
+    const modelId = input.modelId ?? options.model;
+    const counter = this.calibration.counterFor(record, modelId);
     const engine = { ...callEngine, counter };
     if (input.providerCompaction && !this.toldProviderCompaction) {
       this.toldProviderCompaction = true;
@@ -262,7 +262,7 @@ export class Session {
     const turn = latestRequestKey(entries);
     const floor = floorOfTurn(record.state, turn);
     // Once it compacted, the session also compacts when the cache reads since have paid for it.
-    const prices = cachePrices(options.pricing, model === undefined ? undefined : cacheRulesFor(model));
+    const prices = cachePrices(options.pricing, modelId === undefined ? undefined : cacheRulesFor(modelId));
     const rent = record.state.sinceCompaction;
     // What makes this call a new step of the run (rent is paid by steps, not by retries).
     const newest = entries.at(-1)?.key;
