@@ -127,7 +127,7 @@ function actionsOf(decisions: readonly Decision[]): { actions: Map<string, Actio
  * before they are committed); the ladder's own proposals are applied uncached.
  */
 const keptActionsCache = new WeakMap<readonly Decision[], ReturnType<typeof actionsOf>>();
-function keptActions(decisions: readonly Decision[]): ReturnType<typeof actionsOf> {
+export function keptActions(decisions: readonly Decision[]): ReturnType<typeof actionsOf> {
   let cached = keptActionsCache.get(decisions);
   if (!cached) {
     cached = actionsOf(decisions);

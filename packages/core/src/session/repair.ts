@@ -2,6 +2,7 @@ import { isUnfitStepEntry } from '../agent/notices.ts';
 import type { BatonEventBody } from '../contracts/events.ts';
 import { escapeLoneSurrogates, hasLoneSurrogate } from '../stores/checked-store.ts';
 import { type Entry, type Part, type ToolResultPart, toolCalls } from '../transcript/transcript.ts';
+import { SeenPrefix } from '../util/seen-prefix.ts';
 import type { SessionRecord } from './session-record.ts';
 
 /** Text of the result Baton supplies for a call the host never answered. */
@@ -101,18 +102,33 @@ export function storableEntries(entries: readonly Entry[]): Entry[] {
   return entries.filter((entry) => entry.meta?.synthetic !== 'missing-result');
 }
 
+/** Where a pairing scan stands: the calls of the last assistant message still open, and whether one can be answered. */
+interface Pairing {
+  open: string[];
+  caller: boolean;
+}
+
 /** One allocation-free pass (prepare runs before every model call): is anything unpaired? */
 function needsRepair(entries: readonly Entry[]): boolean {
+  return unpaired(entries, 0, { open: [], caller: false });
+}
+
+/**
+ * Whether `entries` from `from` on holds a result without its call or a call left without a
+ * result, scanning on from `pairing` (which it advances): a scan resumes where the last call's
+ * ended.
+ */
+function unpaired(entries: readonly Entry[], from: number, pairing: Pairing): boolean {
   // The open calls of one assistant message: a few ids, so a list (a Set rehashed on its
   // deletes, at every call over the whole history, was a measured 115 MB of garbage in a
   // 2,000-message replay).
-  const open: string[] = [];
-  let caller = false;
-  for (const entry of entries) {
+  const { open } = pairing;
+  for (let i = from; i < entries.length; i++) {
+    const entry = entries[i]!;
     if (entry.role === 'tool') {
       for (const part of entry.parts) {
         if (part.type !== 'tool-result') continue;
-        const at = caller ? open.indexOf(part.callId) : -1;
+        const at = pairing.caller ? open.indexOf(part.callId) : -1;
         if (at < 0) return true;
         open[at] = open[open.length - 1]!;
         open.pop();
@@ -120,8 +136,8 @@ function needsRepair(entries: readonly Entry[]): boolean {
       continue;
     }
     if (open.length > 0) return true;
-    caller = entry.role === 'assistant';
-    if (caller)
+    pairing.caller = entry.role === 'assistant';
+    if (pairing.caller)
       for (const part of entry.parts)
         if (part.type === 'tool-call' && !open.includes(part.id)) open.push(part.id); // a repeated id is one call, as in repair
   }
@@ -200,16 +216,58 @@ function renumberedKeys(entries: readonly Entry[]): Entry[] {
 }
 
 /**
+ * The last history `repairInput` passed as it was (no unfit step, distinct keys, every call
+ * answered) and where its pairing scan ended: a session's next call, the same history plus new
+ * messages, is checked for those three over its new messages only.
+ */
+export class SoundHistory {
+  readonly seen = new SeenPrefix();
+  pairing: Pairing = { open: [], caller: false };
+}
+
+/** `entries` without the replies of unfit steps a host stored: the array itself when there are none. */
+function withoutUnfitSteps(entries: readonly Entry[], from = 0): Entry[] {
+  for (let i = from; i < entries.length; i++)
+    if (isUnfitStepEntry(entries[i]!)) return entries.filter((e) => !isUnfitStepEntry(e));
+  return entries as Entry[];
+}
+
+/** Whether the new entries of a history whose first `known` passed as they were pass too (advancing `sound`). */
+function staysSound(entries: readonly Entry[], known: number, sound: SoundHistory): boolean {
+  const pairing = { open: [...sound.pairing.open], caller: sound.pairing.caller };
+  if (withoutUnfitSteps(entries, known) !== entries || unpaired(entries, known, pairing)) return false;
+  if (distinctKeys(entries) !== entries) return false;
+  sound.pairing = pairing;
+  return true;
+}
+
+/**
  * The host's entries as a transcript the provider accepts: orphaned results archived (then
  * left out), missing results answered, an unfit step's stored reply dropped (the unfit notice
- * tells the model instead).
+ * tells the model instead). Given the session's `sound` history, a history that extends it
+ * is looked at from its new entries on.
  */
 export async function repairInput(
   entries: readonly Entry[],
   record: SessionRecord,
   emit: (event: BatonEventBody) => void,
+  sound?: SoundHistory,
 ): Promise<Entry[]> {
-  const repaired = repairTranscript(distinctKeys(entries.filter((e) => !isUnfitStepEntry(e))));
+  const known = sound?.seen.known(entries) ?? 0;
+  if (sound && known > 0 && staysSound(entries, known, sound)) {
+    sound.seen.see(entries, known);
+    return entries as Entry[];
+  }
+  const visible = withoutUnfitSteps(entries);
+  const distinct = distinctKeys(visible);
+  const pairing: Pairing = { open: [], caller: false };
+  if (sound && distinct === entries && !unpaired(entries, 0, pairing)) {
+    sound.seen.see(entries, 0);
+    sound.pairing = pairing;
+    return entries as Entry[];
+  }
+  sound?.seen.forget();
+  const repaired = repairTranscript(distinct);
   if (repaired.orphaned.length > 0 || repaired.missingResults > 0) {
     await record.archiveOutside(repaired.orphaned, 'repair', emit);
     emit({

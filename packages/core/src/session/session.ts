@@ -15,7 +15,7 @@ import {
   previewCompaction,
   takePendingRequest,
 } from '../controller/requested-compaction.ts';
-import { applyLedger } from '../ledger/ledger.ts';
+import { KeptProjection } from '../ledger/kept-projection.ts';
 import { cacheRulesFor } from '../pricing/cache-rules.ts';
 import { detectContextOverflow } from '../provider/overflow.ts';
 import { type ArchiveApi, archiveApi } from '../stores/archive.ts';
@@ -23,11 +23,12 @@ import { SessionCalibration } from '../tokens/calibration.ts';
 import { PersistedCounts } from '../tokens/persisted-counts.ts';
 import { type PinPolicy, windowPolicy } from '../transcript/groups.ts';
 import type { Entry } from '../transcript/transcript.ts';
+import { SeenPrefix } from '../util/seen-prefix.ts';
 import { type Checkpoint, readCheckpoint, recordUnfit, unfitOutcome } from './checkpoint.ts';
 import { compactionStep } from './compaction-step.ts';
 import { checkPrepareInput } from './entry-check.ts';
 import { countProbeStep, probeRequest } from './probe-step.ts';
-import { repairInput } from './repair.ts';
+import { repairInput, SoundHistory } from './repair.ts';
 import { SessionRecord } from './session-record.ts';
 
 /** An overflow retry aims this much lower than targetAt. */
@@ -63,6 +64,13 @@ export class Session {
   private lastRawTotal = 0;
   /** The last projection and its size: what the compact tool's answer previews. */
   private lastView: { entries: Entry[]; pinPolicy: PinPolicy; tokens: number } | undefined;
+  /**
+   * What the whole-history passes saw at the last call (input check, repair, ledger): the next
+   * call, the same history plus new messages, passes over its new messages only.
+   */
+  private readonly checked = new SeenPrefix();
+  private readonly sound = new SoundHistory();
+  private readonly kept = new KeptProjection();
 
   constructor(id: string, base: BaseEngine) {
     this.id = id;
@@ -192,7 +200,7 @@ export class Session {
   /** The data flow of DESIGN.md, once per model call. */
   async prepare(input: PrepareInput): Promise<Prepared> {
     // Malformed host input is refused before the session loads or writes anything.
-    checkPrepareInput(input);
+    checkPrepareInput(input, this.checked);
     const { record } = this;
     const events: BatonEvent[] = [];
     const emit = (body: BatonEventBody) => {
@@ -214,7 +222,7 @@ export class Session {
     }
 
     // Host entries -> a transcript the provider accepts (orphans archived, missing results answered).
-    const entries = await repairInput(input.entries, record, emit);
+    const entries = await repairInput(input.entries, record, emit, this.sound);
 
     // A host window (Mastra's lastMessages) slides past the opening request (see windowPolicy).
     const opening = input.window ? windowPolicy(engine.pinPolicy, record.state, entries) : undefined;
@@ -237,7 +245,7 @@ export class Session {
     const trailerSoFar = () => renderNotices(notes.notice ? [...notices, notes.notice] : notices);
 
     // The ledger re-applied, then measured with the system prompt, the notes, the tools and the notices.
-    let projection = applyLedger(entries, record.ledger.decisions);
+    let projection = this.kept.apply(entries, record.ledger.decisions);
     const measure = new PromptMeasure(counter, input.tools, projection, this.calibration.model);
     const before = measure.tokens(joinBlocks(host, notes.block), trailerSoFar());
     const budget = options.inputBudget;

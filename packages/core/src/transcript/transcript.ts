@@ -49,7 +49,13 @@ export interface EntryMeta {
   [key: string]: unknown;
 }
 
-/** One message of the neutral transcript. */
+/**
+ * One message of the neutral transcript. An entry is a value: Baton remembers what it learnt of
+ * each entry object (its content hash, its token count, that it passed the input check) and
+ * which objects a session's last call saw, so a host sending the same history plus new
+ * messages costs only the new ones. To change a message, pass a new entry object for it (the
+ * adapters build one from each host message); an entry edited in place is not looked at again.
+ */
 export interface Entry {
   /** Stable identity: the host id when it has one, else `seq-contenthash`. */
   key: string;
