@@ -186,8 +186,20 @@ export function applyLedger(
  * Synthetic entries a decision absorbs (an older summary) are Baton's own and need no binding.
  */
 export function bindToContent(decisions: readonly Decision[], history: readonly Entry[]): void {
-  const byKey = new Map<string, Entry>();
-  for (const entry of history) if (!byKey.has(entry.key)) byKey.set(entry.key, entry);
+  // The entries of the keys these decisions name (the first under each key), found in one pass
+  // that stops once it has them all: a map of every key of the history, at every compaction,
+  // grew with the run.
+  const byKey = new Map<string, Entry | undefined>();
+  for (const decision of decisions)
+    for (const key of decision.kind === 'fold' ? [decision.key] : decision.keys) byKey.set(key, undefined);
+  let missing = byKey.size;
+  for (let i = 0; i < history.length && missing > 0; i++) {
+    const entry = history[i]!;
+    if (byKey.has(entry.key) && byKey.get(entry.key) === undefined) {
+      byKey.set(entry.key, entry);
+      missing--;
+    }
+  }
   // A key made from the content (`seq-<hash>`, `c-<hash>`: hosts without ids) already changes
   // with it: no hash to record, and none to check on every later call (a cold process would
   // otherwise hash every evicted message once more).
