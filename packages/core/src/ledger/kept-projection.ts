@@ -16,8 +16,9 @@ export class KeptProjection {
   private projection: Entry[] = [];
 
   /**
-   * `applyLedger(entries, decisions)`, the same entries in the same array order, taking the
-   * last call's result when `entries` extends its history with entries no decision acts on.
+   * `applyLedger(entries, decisions)`, the same entries in the same order, in an array of its
+   * own (never `entries`), taking the last call's result when `entries` extends its history
+   * with entries no decision acts on.
    *
    * @example
    * const kept = new KeptProjection();
@@ -34,7 +35,8 @@ export class KeptProjection {
     this.seen.see(entries, 0);
     this.decisions = decisions;
     this.projection = projection.slice();
-    return projection;
+    // An empty ledger gives the history itself: never hand the host its own array back.
+    return projection === entries ? projection.slice() : projection;
   }
 
   /** Whether the entries after the first `known` leave the projection of those as it was, and are shown as they are. */

@@ -312,6 +312,19 @@ describe('the kept projection', () => {
 });
 
 describe('a session over a growing history', () => {
+  it('never hands the host its own array as the projection, whichever pass it took', async () => {
+    const session = createBaton({ contextWindow: 100_000 }).session('own-array');
+    const history = toolRun(12);
+    for (let call = 0; call < 3; call++) {
+      const prepared = await session.prepare({ entries: history });
+      expect(prepared.entries).not.toBe(history);
+      const shown = prepared.entries.length;
+      // The host goes on with its own history: what Baton returned (and measured) stays as it was.
+      history.push(...toolRun(4, 100 + call * 4));
+      expect(prepared.entries).toHaveLength(shown);
+    }
+  });
+
   it('reads the entries it saw before no more once they leave the prompt', async () => {
     const reads = { n: 0 };
     const session = createBaton({ contextWindow: 8_000 }).session('grow');
