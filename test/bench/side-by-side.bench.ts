@@ -786,13 +786,14 @@ for (const variant of variants.filter(
 // ---------------------------------------------------------------------------------------------
 // Long runs: thousands of calls, where a policy's steady state shows
 
-/** The long runs: the five transcripts back to back (2,000 and 4,000 messages), and one task that keeps re-reading its start. */
+/** The long runs: the five transcripts back to back, and one task that keeps re-reading its start (2,000 and 4,000 messages each). */
 // BENCH_LONG_RUNS=<regex> runs the long runs whose name matches (to split the section across processes).
 const longOnlyRuns = process.env.BENCH_LONG_RUNS ? new RegExp(process.env.BENCH_LONG_RUNS) : undefined;
 const longRuns = [
   backToBackRun(transcripts, 2_000),
   backToBackRun(transcripts, 4_000),
   revisitingRun(transcripts, 2_000),
+  revisitingRun(transcripts, 4_000),
 ].filter((run) => !longOnlyRuns || longOnlyRuns.test(run.name));
 /** Baton's defaults, the two baselines, and each framework's own tool that keeps a run within its budget. */
 const longVariantNames = new Set([
@@ -870,7 +871,7 @@ const longRows = longResults.map(({ run, messages, variant, replayed: w }) => {
 });
 const longMarkdown = `## Long runs
 
-Measured ${date} on ${machine}. Conversations of thousands of calls built from \`../shared/corpus/transcripts\` (\`test/support/bench-histories.ts\`): the five transcripts back to back, again and again, tool-call ids suffixed per round (\`backToBackRun\`, 2,000 and 4,000 messages), and one task that at the start of every later round re-reads three of the first round's tool calls, results as they were, and the answer that used them (\`revisitingRun\`, 2,000 messages), each replayed as one agent loop (a model call before every assistant message) at windows of ${LONG_WINDOWS.map((w) => fmt(w)).join(' and ')} tokens. Refs: as below (\`referenceRetention\`); first seen over 10 messages back: the references whose first tool result or user message lies more than 10 messages before the call. Compactions: calls whose prompt a compaction changed (Baton's engine ran a stage and kept its decisions; until 2026-12-02 a compaction dropped for not repaying its cache write counted too), or where a summarizing tool summarized; '–' for policies that edit every prompt. Cost: the cache-adjusted column below (core's \`costMeter\`), and that over the fixed-interval policy's on the same run and window.
+Measured ${date} on ${machine}. Conversations of thousands of calls built from \`../shared/corpus/transcripts\` (\`test/support/bench-histories.ts\`): the five transcripts back to back, again and again, tool-call ids suffixed per round (\`backToBackRun\`, 2,000 and 4,000 messages), and one task that at the start of every later round re-reads three of the first round's tool calls, results as they were, and the answer that used them (\`revisitingRun\`, 2,000 and 4,000 messages), each replayed as one agent loop (a model call before every assistant message) at windows of ${LONG_WINDOWS.map((w) => fmt(w)).join(' and ')} tokens. Refs: as below (\`referenceRetention\`); first seen over 10 messages back: the references whose first tool result or user message lies more than 10 messages before the call. Compactions: calls whose prompt a compaction changed (Baton's engine ran a stage and kept its decisions; until 2026-12-02 a compaction dropped for not repaying its cache write counted too), or where a summarizing tool summarized; '–' for policies that edit every prompt. Cost: the cache-adjusted column below (core's \`costMeter\`), and that over the fixed-interval policy's on the same run and window.
 
 ${longHeader}
 |---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
