@@ -3,7 +3,7 @@ import { pairingViolation } from '@baton/core/internals';
 import { filler } from '@baton/testing';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { InMemoryStore, MemorySaver } from '@langchain/langgraph';
-import { createAgent, fakeModel, tool } from 'langchain';
+import { createAgent, createMiddleware, fakeModel, tool } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { batonMiddleware, toEntries } from './index.ts';
@@ -134,6 +134,40 @@ describe('batonMiddleware through createAgent', () => {
     expect(seen).toHaveLength(8);
     const read = result.messages.filter((m) => m.type === 'tool').map((m) => m.text.split('\n')[0]);
     expect(read).toEqual(['f0', 'f1', 'f2', 'f4', 'f5']);
+  });
+});
+
+describe('batonMiddleware over the same message objects', () => {
+  it('sees a message another middleware edited in place, though the messages around it are the same objects', async () => {
+    // An outer middleware that, from the fourth call on, swaps the first tool result's content
+    // for one six times its size, in place.
+    const bloated = `src/g0.ts (expanded)\n${filler(70_000, 7)}`;
+    const editor = createMiddleware({
+      name: 'editor',
+      wrapModelCall: async (request, handler) => {
+        const results = request.messages.filter((m) => m.type === 'tool');
+        if (results.length >= 3) (results[0] as { content: unknown }).content = bloated;
+        return handler(request);
+      },
+    });
+    // What the model was sent at each call, counted when it was sent (message text only).
+    const sent: number[] = [];
+    const { model } = scripted(7, (messages, step) => {
+      sent.push(messages.reduce((sum, m) => sum + counter.text(String(m.content)), 0));
+      return step >= 6 ? new AIMessage('done') : callTool(step, 'read_file', { path: `src/g${step}.ts` });
+    });
+    const agent = createAgent({
+      model,
+      tools: [readFile],
+      middleware: [editor, batonMiddleware({ contextWindow: 16_000 })],
+    });
+    await agent.invoke(
+      { messages: [new HumanMessage('Read six files.')] },
+      { configurable: { thread_id: 'edit' } },
+    );
+    expect(sent).toHaveLength(7);
+    // Baton measured the edited message as it is now: no prompt went past the input budget.
+    for (const tokens of sent) expect(tokens).toBeLessThanOrEqual(16_000 - 3_200);
   });
 });
 

@@ -70,3 +70,43 @@ describe('LangChain messages <-> entries', () => {
     expect(isProviderCompaction(entry!.parts[0]!)).toBe(true);
   });
 });
+
+describe('the same messages at the next call', () => {
+  const history = () => [
+    new HumanMessage({ content: 'audit', id: 'h1' }),
+    new AIMessage({
+      content: '',
+      id: 'a1',
+      tool_calls: [{ id: 'c1', name: 'grep', args: { q: 'x' }, type: 'tool_call' }],
+    }),
+    new ToolMessage({ content: 'match', tool_call_id: 'c1', name: 'grep', id: 't1' }),
+    new HumanMessage('no id'),
+  ];
+
+  it('are the same entries, so the session passes over the new messages only', () => {
+    const messages = history();
+    const first = toEntries(messages);
+    const next = toEntries([...messages, new AIMessage('done')]);
+    first.forEach((entry, i) => {
+      expect(next[i]).toBe(entry);
+    });
+  });
+
+  it('are converted again when a host reassigned a field in place, or moved them', () => {
+    const messages = history();
+    const first = toEntries(messages);
+    const tool = messages[2] as ToolMessage;
+    tool.content = 'edited';
+    tool.status = 'error';
+    const edited = toEntries(messages);
+    expect(edited[2]).not.toBe(first[2]);
+    expect(edited[2]!.parts[0]).toMatchObject({ output: 'edited', isError: true });
+    (messages[1] as AIMessage).tool_calls = [{ id: 'c1', name: 'find', args: {}, type: 'tool_call' }];
+    expect(toEntries(messages)[1]!.parts).toEqual([{ type: 'tool-call', id: 'c1', name: 'find', input: {} }]);
+    // The message without an id is keyed by position: one position later, a new entry and key.
+    const moved = toEntries([new HumanMessage('first'), ...messages]);
+    expect(moved[4]).not.toBe(first[3]);
+    expect(moved[4]!.seq).toBe(4);
+    expect(moved[4]!.key).not.toBe(first[3]!.key);
+  });
+});

@@ -44,34 +44,78 @@ function roleOf(message: BaseMessage): Entry['role'] {
   }
 }
 
+/**
+ * The entry made of each host message at each position, and the fields it was made from. Within
+ * one agent run LangGraph hands the model node the same message objects at every call, plus
+ * the new ones: giving back the same entry for an unchanged message spares converting and
+ * hashing the whole history again, and lets the session pass over the new messages only (see
+ * `Entry` in core). A field a host reassigned in place (`message.content = ...`, LangChain's
+ * own middleware builds new messages instead) makes a new entry; an edit inside a content
+ * array it keeps is not seen.
+ */
+interface Converted {
+  seq: number;
+  entry: Entry;
+  fields: readonly unknown[];
+}
+const converted = new WeakMap<BaseMessage, Converted>();
+
+/** What `toEntries` reads of a message, in a fixed order. */
+function fieldsOf(message: BaseMessage): unknown[] {
+  const tool = message as ToolMessage;
+  return [
+    message.type,
+    message.id,
+    message.content,
+    (message as AIMessage).tool_calls,
+    tool.tool_call_id,
+    tool.name,
+    tool.status,
+  ];
+}
+
+function unchanged(known: Converted, seq: number, fields: readonly unknown[]): boolean {
+  return known.seq === seq && known.fields.every((field, i) => field === fields[i]);
+}
+
 /** LangChain messages to neutral entries; keys are message ids when present. */
 export function toEntries(messages: readonly BaseMessage[]): Entry[] {
   return messages.map((message, seq) => {
-    const role = roleOf(message);
-    let parts: Part[];
-    if (role === 'tool') {
-      const tool = message as ToolMessage;
-      parts = [
-        {
-          type: 'tool-result',
-          callId: tool.tool_call_id,
-          name: tool.name ?? 'tool',
-          output: tool.content,
-          ...(tool.status === 'error' ? { isError: true } : {}),
-        },
-      ];
-    } else {
-      parts = contentParts(message.content);
-      if (role === 'assistant') {
-        for (const call of (message as AIMessage).tool_calls ?? []) {
-          parts.push({ type: 'tool-call', id: call.id ?? '', name: call.name, input: call.args });
-        }
-      }
-    }
-    const entry = createEntry(seq, role, parts, message.id ? `${message.id}` : undefined);
-    hostOf.set(entry, message);
+    const fields = fieldsOf(message);
+    const known = converted.get(message);
+    if (known && unchanged(known, seq, fields)) return known.entry;
+    const entry = convert(message, seq);
+    converted.set(message, { seq, entry, fields });
     return entry;
   });
+}
+
+/** One message as an entry (its key the message id, else position and content hash). */
+function convert(message: BaseMessage, seq: number): Entry {
+  const role = roleOf(message);
+  let parts: Part[];
+  if (role === 'tool') {
+    const tool = message as ToolMessage;
+    parts = [
+      {
+        type: 'tool-result',
+        callId: tool.tool_call_id,
+        name: tool.name ?? 'tool',
+        output: tool.content,
+        ...(tool.status === 'error' ? { isError: true } : {}),
+      },
+    ];
+  } else {
+    parts = contentParts(message.content);
+    if (role === 'assistant') {
+      for (const call of (message as AIMessage).tool_calls ?? []) {
+        parts.push({ type: 'tool-call', id: call.id ?? '', name: call.name, input: call.args });
+      }
+    }
+  }
+  const entry = createEntry(seq, role, parts, message.id ? `${message.id}` : undefined);
+  hostOf.set(entry, message);
+  return entry;
 }
 
 function text(entry: Entry): string {
