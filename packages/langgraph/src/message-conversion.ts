@@ -49,9 +49,11 @@ function roleOf(message: BaseMessage): Entry['role'] {
  * one agent run LangGraph hands the model node the same message objects at every call, plus
  * the new ones: giving back the same entry for an unchanged message spares converting and
  * hashing the whole history again, and lets the session pass over the new messages only (see
- * `Entry` in core). A field a host reassigned in place (`message.content = ...`, LangChain's
- * own middleware builds new messages instead) makes a new entry; an edit inside a content
- * array it keeps is not seen.
+ * `Entry` in core). A field a host reassigned in place (`message.content = ...`; LangChain and
+ * LangGraph set `id` and `name` in place, and their middleware builds new messages otherwise)
+ * makes a new entry; an edit inside the content array or the `tool_calls` array a message keeps
+ * (`message.tool_calls[0].args = {}`) is not seen. One position per message: the same messages
+ * converted at other positions too are converted again each time.
  */
 interface Converted {
   seq: number;
@@ -78,7 +80,11 @@ function unchanged(known: Converted, seq: number, fields: readonly unknown[]): b
   return known.seq === seq && known.fields.every((field, i) => field === fields[i]);
 }
 
-/** LangChain messages to neutral entries; keys are message ids when present. */
+/**
+ * LangChain messages to neutral entries; keys are message ids when present. An unchanged message
+ * at the same position gives the same entry object as last time: entries are values, so copy
+ * one before changing it (a redacted copy for a log), never edit it.
+ */
 export function toEntries(messages: readonly BaseMessage[]): Entry[] {
   return messages.map((message, seq) => {
     const fields = fieldsOf(message);
