@@ -63,21 +63,20 @@ interface Converted {
 const converted = new WeakMap<BaseMessage, Converted>();
 
 /** What `toEntries` reads of a message, in a fixed order. */
-function fieldsOf(message: BaseMessage): unknown[] {
-  const tool = message as ToolMessage;
-  return [
-    message.type,
-    message.id,
-    message.content,
-    (message as AIMessage).tool_calls,
-    tool.tool_call_id,
-    tool.name,
-    tool.status,
-  ];
-}
+const FIELDS: ReadonlyArray<(message: BaseMessage) => unknown> = [
+  (message) => message.type,
+  (message) => message.id,
+  (message) => message.content,
+  (message) => (message as AIMessage).tool_calls,
+  (message) => (message as ToolMessage).tool_call_id,
+  (message) => (message as ToolMessage).name,
+  (message) => (message as ToolMessage).status,
+];
 
-function unchanged(known: Converted, seq: number, fields: readonly unknown[]): boolean {
-  return known.seq === seq && known.fields.every((field, i) => field === fields[i]);
+// Compared field by field in place: this runs on every message of the history at every call,
+// so the unchanged case (nearly all of them) allocates nothing.
+function unchanged(known: Converted, seq: number, message: BaseMessage): boolean {
+  return known.seq === seq && FIELDS.every((field, i) => field(message) === known.fields[i]);
 }
 
 /**
@@ -87,11 +86,10 @@ function unchanged(known: Converted, seq: number, fields: readonly unknown[]): b
  */
 export function toEntries(messages: readonly BaseMessage[]): Entry[] {
   return messages.map((message, seq) => {
-    const fields = fieldsOf(message);
     const known = converted.get(message);
-    if (known && unchanged(known, seq, fields)) return known.entry;
+    if (known && unchanged(known, seq, message)) return known.entry;
     const entry = convert(message, seq);
-    converted.set(message, { seq, entry, fields });
+    converted.set(message, { seq, entry, fields: FIELDS.map((field) => field(message)) });
     return entry;
   });
 }
