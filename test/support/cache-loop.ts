@@ -1,4 +1,5 @@
 import { type BatonEvent, gptTokenizer } from '@baton/core';
+import { NOTICES_HEADING } from '@baton/core/internals';
 import { filler } from '@baton/testing';
 
 /**
@@ -65,14 +66,17 @@ const tokenizer = gptTokenizer('o200k_base');
 /**
  * What a provider cache would serve: for each call that did not compact, the tokens of the
  * leading messages it shares byte for byte with the call before, as a share of that earlier
- * prompt (caches match whole prefixes). Mean, minimum, and the share of calls that compacted.
+ * prompt (caches match whole prefixes) without its trailing notices, which are read once and
+ * never part of the next prompt (DESIGN.md invariant 12). Mean, minimum, and the share of calls
+ * that compacted.
  */
 export function prefixReport(calls: readonly LoopCall[]) {
   const tokens = (message: string) => tokenizer.count(message) + 4;
   const shares: number[] = [];
   for (let i = 1; i < calls.length; i++) {
     if (calls[i]!.compacting) continue;
-    const previous = calls[i - 1]!.messages;
+    const sent = calls[i - 1]!.messages;
+    const previous = sent.at(-1)?.includes(NOTICES_HEADING) ? sent.slice(0, -1) : sent;
     const current = calls[i]!.messages;
     let shared = 0;
     let total = 0;

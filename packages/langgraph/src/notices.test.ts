@@ -99,13 +99,19 @@ describe('notices in the messages createAgent sends the model', () => {
       expect(line.from).toBeLessThanOrEqual(line.to);
       if (line.stage !== 'fold-tool-results') expect(line.recall).toBeDefined();
     }
-    // The folds it lists are the results the model now reads as placeholders.
-    const results = seen[firstEviction]!.filter((m) => m.type === 'tool').map((m) => m.text);
-    const placeholders = results.filter((text) => !text.includes(filler(2_400, text.split('\n')[0]!.length)));
-    const folded = eviction.lines.filter((line) => line.stage === 'fold-tool-results');
-    expect(folded.length).toBeGreaterThan(0);
-    expect(folded.reduce((n, line) => n + line.count, 0)).toBe(placeholders.length);
-    expect(folded[0]!.description).toMatch(/^read_file/);
+    // At every eviction, the folds it lists are the results the model now reads as placeholders:
+    // a result folded and then summarized or dropped in the same compaction is listed with the
+    // stage that took it, never as a placeholder in place.
+    notices.forEach((n, i) => {
+      if (!n.eviction) return;
+      const results = seen[i]!.filter((m) => m.type === 'tool').map((m) => m.text);
+      const placeholders = results.filter(
+        (text) => !text.includes(filler(2_400, text.split('\n')[0]!.length)),
+      );
+      const folded = n.eviction.lines.filter((line) => line.stage === 'fold-tool-results');
+      expect(folded.reduce((count, line) => count + line.count, 0)).toBe(placeholders.length);
+      for (const line of folded) expect(line.description).toMatch(/^read_file/);
+    });
     // Later evictions go past folding (drop, summarize): each such line names the calls its
     // span held and gives the recall of exactly its own range (or its one ref).
     const wider = notices

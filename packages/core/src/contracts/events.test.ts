@@ -58,7 +58,7 @@ describe('events', () => {
     const session = createBaton({ contextWindow: 8_000 }).session('chat');
     const kinds = new Set<string>();
     for (let steps = 1; steps <= 14; steps++) {
-      const call = await session.prepare({ entries: toolLoop(steps, 1_400, 'a') });
+      const call = await session.prepare({ entries: toolLoop(steps, 1_600, 'a') });
       const shown = call.events.flatMap((event) => (event.type === 'notice-shown' ? [event.notice] : []));
       // One event per notice, in the trailer's order.
       expect(shown.map((facts) => facts.kind)).toEqual(call.notices.map((notice) => notice.type));

@@ -166,14 +166,14 @@ describe('compactions of a long tool loop', () => {
   });
 
   it('compact more often where cached reads cost more, and only over the budget with compactAt 1', async () => {
-    const cheapReads = await toolLoop({ contextWindow: 32_000 }, 160);
+    const cheapReads = await toolLoop({ contextWindow: 32_000 }, 200);
     const fullReads = await toolLoop(
       {
         contextWindow: 32_000,
         model: 'm',
         catalog: { m: { contextWindow: 32_000, encoding: 'o200k_base', pricing: { input: 1, output: 4 } } },
       },
-      160,
+      200,
     );
     const count = (calls: Call[]) => calls.filter((c) => c.outcome === 'compacted').length;
     expect(count(fullReads.calls)).toBeGreaterThan(count(cheapReads.calls));
@@ -190,10 +190,10 @@ describe('compactions of a long tool loop', () => {
           },
         },
       },
-      160,
+      200,
     );
     expect(count(gemini.calls)).toBe(count(cheapReads.calls));
-    const off = await toolLoop({ contextWindow: 32_000, compactAt: 1 }, 160);
+    const off = await toolLoop({ contextWindow: 32_000, compactAt: 1 }, 200);
     expect(count(off.calls)).toBeGreaterThan(0);
     for (const call of off.calls)
       if (call.outcome === 'compacted')

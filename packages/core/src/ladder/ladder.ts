@@ -11,6 +11,7 @@ import type { Entry } from '../transcript/transcript.ts';
 import { describeError } from '../util/errors.ts';
 import { withTimeout } from '../util/timeout.ts';
 import { degradesFirst, isDestructive } from './ladder-order.ts';
+import { seqRange } from './stages/spans.ts';
 
 export interface LadderInput {
   entries: Entry[];
@@ -40,11 +41,16 @@ export interface LadderOutput {
 
 /** Host entries a decision takes out of the projection (synthetic ones stand for entries already archived). */
 function evictedBy(decision: Decision, byKey: ReadonlyMap<string, Entry>): Entry[] {
+  return takenBy(decision, byKey).filter((entry) => entry.meta?.synthetic === undefined);
+}
+
+/** Every entry of the projection a decision takes out, Baton's own (placeholders, digests) included. */
+function takenBy(decision: Decision, byKey: ReadonlyMap<string, Entry>): Entry[] {
   const keys = decision.kind === 'fold' ? [decision.key] : decision.keys;
   const out: Entry[] = [];
   for (const key of keys) {
     const entry = byKey.get(key);
-    if (entry && entry.meta?.synthetic === undefined) out.push(entry);
+    if (entry) out.push(entry);
   }
   return out;
 }
@@ -137,12 +143,10 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
     for (const decision of proposed) {
       const evicted = evictedBy(decision, byKey);
       if (evicted.length === 0) continue;
-      const span: EvictedSpan = {
-        stage: name,
-        from: evicted[0]!.seq,
-        to: evicted.at(-1)!.seq,
-        entries: evicted,
-      };
+      // The range covers what the placeholders and digests it takes in stood for: a result an
+      // earlier stage folded and this one summarized is no longer a placeholder in place.
+      const [from, to] = seqRange(takenBy(decision, byKey));
+      const span: EvictedSpan = { stage: name, from, to, entries: evicted };
       stageSpans.push(span);
       decisionSpans.push([decision, span]);
     }

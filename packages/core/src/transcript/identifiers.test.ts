@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { recallRangeHint, recallRefHint } from '../ladder/stages/spans.ts';
 import { createBaton } from '../session/baton.ts';
 import { entryIdentifiers, identifierIndex, identifiersIn } from './identifiers.ts';
 import { createEntry } from './transcript.ts';
@@ -63,6 +64,17 @@ describe('identifierIndex', () => {
     );
     expect(identifierIndex(text, 'src/auth/token.go')).toBe('validateToken, ErrExpired, src/auth/session.go');
     expect(identifierIndex(text, '', 40)).toBe('src/auth/token.go, validateToken');
+  });
+
+  it("lists no names from Baton's own recall hints: their refs are message keys and seqs", () => {
+    // What a summary of placeholders reads: each names its result by a key the agent never types.
+    const text = [
+      `[baton] Folded grep result. Names in it: src/auth/token.go. Verbatim: ${recallRefHint('3f2b8c1e-9a4d-4e7f-b6a1-0c2d3e4f5a6b')}`,
+      `[baton] Folded read result. Verbatim: ${recallRefHint('call_Xy7_result_r2')}`,
+      `[baton] 40 messages summarized: ${recallRangeHint(1204, 1377)}; ${recallRefHint('seq-88-9fa0c3d2e1b4a5c6')}`,
+      'validateToken returns ErrExpired',
+    ].join('\n');
+    expect(identifierIndex(text)).toBe('src/auth/token.go, validateToken, ErrExpired');
   });
 });
 
