@@ -151,48 +151,6 @@ function unpaired(entries: readonly Entry[], from: number, pairing: Pairing): bo
  * history; the array is returned as it is when every key is unique (the common case).
  */
 export function distinctKeys(entries: readonly Entry[]): Entry[] {
-  if (extendsDistinctPrefix(entries)) return entries as Entry[];
-  const result = renumberedKeys(entries);
-  if (result === entries && entries.length > 0)
-    distinctPrefixes.set(entries[0]!, {
-      entries: [...entries],
-      keys: new Set(entries.map((entry) => entry.key)),
-    });
-  return result;
-}
-
-/**
- * The last history of each conversation (by its first entry object) whose keys were all
- * distinct as they are, and those keys. A host sends the same history plus the new messages at
- * every call: checking only the new ones against the kept set, instead of building a map of
- * every key at each call, keeps this O(new entries) in allocations (that map grew with the run
- * and was garbage one call later). Any other history takes the full pass.
- */
-const distinctPrefixes = new WeakMap<Entry, { entries: Entry[]; keys: Set<string> }>();
-
-/** Whether `entries` is the kept history plus new entries whose keys are distinct and need no escaping (and keeps it if so). */
-function extendsDistinctPrefix(entries: readonly Entry[]): boolean {
-  const first = entries[0];
-  const kept = first ? distinctPrefixes.get(first) : undefined;
-  if (!kept || kept.entries.length > entries.length) return false;
-  const known = kept.entries.length;
-  // The same entry objects under the same keys, in the same order (identity, no copies).
-  for (let i = 0; i < known; i++) if (entries[i] !== kept.entries[i]) return false;
-  for (let i = known; i < entries.length; i++) {
-    const key = entries[i]!.key;
-    if (kept.keys.has(key) || hasLoneSurrogate(key)) {
-      // Roll back what this call added: the kept prefix stays the last one that held.
-      for (let j = known; j < i; j++) kept.keys.delete(entries[j]!.key);
-      return false;
-    }
-    kept.keys.add(key);
-  }
-  for (let i = known; i < entries.length; i++) kept.entries.push(entries[i]!);
-  return true;
-}
-
-/** The full pass of `distinctKeys`. */
-function renumberedKeys(entries: readonly Entry[]): Entry[] {
   const seen = new Map<string, number>();
   let out: Entry[] | undefined;
   entries.forEach((entry, index) => {
@@ -223,6 +181,43 @@ function renumberedKeys(entries: readonly Entry[]): Entry[] {
 export class SoundHistory {
   readonly seen = new SeenPrefix();
   pairing: Pairing = { open: [], caller: false };
+  /**
+   * The keys of the seen history, each once: a new entry's key is checked against them,
+   * instead of a map of every key built at each call (garbage one call later, growing with
+   * the run).
+   */
+  keys = new Set<string>();
+
+  /** `entries` passed as they are: they are the history the next call extends. */
+  sawSound(entries: readonly Entry[], pairing: Pairing): void {
+    this.seen.see(entries, 0);
+    this.pairing = pairing;
+    this.keys = new Set(entries.map((entry) => entry.key));
+  }
+
+  /** The history needed repair: the next call takes the full pass. */
+  forget(): void {
+    this.seen.forget();
+    this.pairing = { open: [], caller: false };
+    this.keys = new Set();
+  }
+}
+
+/**
+ * Whether the keys of `entries` from `known` on are new to `keys` and to each other, and need
+ * no escaping, as `distinctKeys` would leave them (added to `keys` if so, else `keys` is left
+ * as it was).
+ */
+function newKeysDistinct(entries: readonly Entry[], known: number, keys: Set<string>): boolean {
+  for (let i = known; i < entries.length; i++) {
+    const key = entries[i]!.key;
+    if (keys.has(key) || hasLoneSurrogate(key)) {
+      for (let j = known; j < i; j++) keys.delete(entries[j]!.key);
+      return false;
+    }
+    keys.add(key);
+  }
+  return true;
 }
 
 /** `entries` without the replies of unfit steps a host stored: the array itself when there are none. */
@@ -236,7 +231,7 @@ function withoutUnfitSteps(entries: readonly Entry[], from = 0): Entry[] {
 function staysSound(entries: readonly Entry[], known: number, sound: SoundHistory): boolean {
   const pairing = { open: [...sound.pairing.open], caller: sound.pairing.caller };
   if (withoutUnfitSteps(entries, known) !== entries || unpaired(entries, known, pairing)) return false;
-  if (distinctKeys(entries) !== entries) return false;
+  if (!newKeysDistinct(entries, known, sound.keys)) return false;
   sound.pairing = pairing;
   return true;
 }
@@ -262,11 +257,10 @@ export async function repairInput(
   const distinct = distinctKeys(visible);
   const pairing: Pairing = { open: [], caller: false };
   if (sound && distinct === entries && !unpaired(entries, 0, pairing)) {
-    sound.seen.see(entries, 0);
-    sound.pairing = pairing;
+    sound.sawSound(entries, pairing);
     return entries as Entry[];
   }
-  sound?.seen.forget();
+  sound?.forget();
   const repaired = repairTranscript(distinct);
   if (repaired.orphaned.length > 0 || repaired.missingResults > 0) {
     await record.archiveOutside(repaired.orphaned, 'repair', emit);
