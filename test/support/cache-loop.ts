@@ -1,5 +1,5 @@
 import { type BatonEvent, gptTokenizer } from '@baton/core';
-import { NOTICES_HEADING } from '@baton/core/internals';
+import { isNoticesText } from '@baton/core/internals';
 import { filler } from '@baton/testing';
 
 /**
@@ -76,7 +76,7 @@ export function prefixReport(calls: readonly LoopCall[]) {
   for (let i = 1; i < calls.length; i++) {
     if (calls[i]!.compacting) continue;
     const sent = calls[i - 1]!.messages;
-    const previous = sent.at(-1)?.includes(NOTICES_HEADING) ? sent.slice(0, -1) : sent;
+    const previous = isTrailingNotices(sent.at(-1)) ? sent.slice(0, -1) : sent;
     const current = calls[i]!.messages;
     let shared = 0;
     let total = 0;
@@ -97,6 +97,30 @@ export function prefixReport(calls: readonly LoopCall[]) {
     mean: shares.reduce((a, b) => a + b, 0) / shares.length,
     min: Math.min(...shares),
   };
+}
+
+/**
+ * Whether a serialized message is Baton's trailing notices: a user message whose only text
+ * starts with their heading (the AI SDK and Mastra prompt, or LangChain's `{ type, text }`).
+ */
+function isTrailingNotices(serialized: string | undefined): boolean {
+  if (serialized === undefined) return false;
+  const message = JSON.parse(serialized) as {
+    role?: string;
+    type?: string;
+    text?: string;
+    content?: string | Array<{ type: string; text?: string }>;
+  };
+  if (message.role !== 'user' && message.type !== 'human') return false;
+  const { content } = message;
+  const text =
+    message.text ??
+    (typeof content === 'string'
+      ? content
+      : content?.length === 1 && content[0]?.type === 'text'
+        ? content[0].text
+        : undefined);
+  return isNoticesText(text);
 }
 
 /** What the model read at one call: its system messages' text and Baton's trailing notices. */

@@ -65,7 +65,8 @@ describe('notices in the messages createAgent sends the model', () => {
     const agent = createAgent({
       model,
       tools: [readFile],
-      middleware: [batonMiddleware(WINDOW)],
+      // A target folding alone reaches at the first compaction: the notice has fold lines.
+      middleware: [batonMiddleware({ ...WINDOW, targetAt: 0.5 })],
       store: new InMemoryStore(),
     });
     const result = await agent.invoke(
@@ -112,6 +113,9 @@ describe('notices in the messages createAgent sends the model', () => {
       expect(folded.reduce((count, line) => count + line.count, 0)).toBe(placeholders.length);
       for (const line of folded) expect(line.description).toMatch(/^read_file/);
     });
+    expect(notices.some((n) => n.eviction?.lines.some((line) => line.stage === 'fold-tool-results'))).toBe(
+      true,
+    );
     // Later evictions go past folding (drop, summarize): each such line names the calls its
     // span held and gives the recall of exactly its own range (or its one ref).
     const wider = notices

@@ -91,4 +91,43 @@ describe('compaction notices', () => {
     expect(lines[1]).toContain('seq 10-11 (drop-stale-tool-traffic, 2 messages)');
     expect(lines[1]).toContain('recall({ "from": 10, "to": 11 })');
   });
+
+  it("tells a result folded, then summarized in the same compaction, on the summary's line only", () => {
+    const call = (seq: number) =>
+      createEntry(seq, 'assistant', [
+        { type: 'tool-call', id: `c${seq}`, name: 'read_file', input: { path: `f${seq}.ts` } },
+      ]);
+    const result = (seq: number) =>
+      createEntry(seq, 'tool', [
+        { type: 'tool-result', callId: `c${seq - 1}`, name: 'read_file', output: 'x' },
+      ]);
+    const folds = [2, 4, 6].map((seq) => ({
+      stage: 'fold-tool-results',
+      from: seq,
+      to: seq,
+      entries: [result(seq)],
+    }));
+    // The summary took in the calls at 1 and 3 and the placeholders of the results at 2 and 4.
+    const summarized = {
+      stage: 'summarize',
+      from: 1,
+      to: 3,
+      entries: [call(1), call(3)],
+      absorbed: [...folds[0]!.entries, ...folds[1]!.entries],
+    };
+    const [notice] = compactionNotices([...folds, summarized], 900, 10_000);
+    const lines = notice!.text.split('\n').filter((line) => line.startsWith('- '));
+    expect(lines).toEqual([
+      '- seq 6 (fold-tool-results, 1 tool result): read_file; each is now a one-line placeholder in place, with its recall ref',
+      expect.stringMatching(
+        /^- seq 1-4 \(summarize, 4 messages\): read_file\(.*f1\.ts.*\), read_file\(.*f3\.ts.*\) -> recall\(\{ "from": 1, "to": 4 \}\)$/,
+      ),
+    ]);
+    expect(notice!.facts).toMatchObject({
+      spans: [
+        { stage: 'fold-tool-results', from: 6, to: 6, messages: 1 },
+        { stage: 'summarize', from: 1, to: 4, messages: 4 },
+      ],
+    });
+  });
 });

@@ -56,15 +56,23 @@ function toolCounts(entries: readonly Entry[]): string {
     .join(', ');
 }
 
+/** The spans no later span of the same compaction absorbed (`EvictedSpan.absorbed`). */
+function standing(spans: readonly EvictedSpan[]): EvictedSpan[] {
+  const absorbed = new Set(spans.flatMap((span) => span.absorbed ?? []));
+  return spans.filter((span) => !span.entries.every((entry) => absorbed.has(entry)));
+}
+
+/** A span as its notice line tells it: with the entries it absorbed, in order, and their range. */
+function withAbsorbed(span: EvictedSpan): EvictedSpan {
+  if (!span.absorbed?.length) return span;
+  const entries = [...span.entries, ...span.absorbed].sort((a, b) => a.seq - b.seq);
+  return { stage: span.stage, from: entries[0]!.seq, to: entries.at(-1)!.seq, entries };
+}
+
 export function evictionNotice(spans: readonly EvictedSpan[], tokensFreed: number): Notice {
   const stages = [...new Set(spans.map((s) => s.stage))].join(', ');
-  // A span a later, wider one of the same run took in (a fold then dropped) needs no line of its own.
-  const listed = spans.filter(
-    (span, i) =>
-      !spans.some(
-        (other, j) => j > i && other.from <= span.from && other.to >= span.to && other.from < other.to,
-      ),
-  );
+  // A span a later one of the same compaction took in (a fold then dropped) is on that one's line.
+  const listed = standing(spans).map(withAbsorbed);
   // A folded result stays in place as a placeholder naming its size, first line and recall
   // ref, so the index gives the folds one line: repeating every ref here would cost as much
   // as the placeholders (a fifth of a prompt after a long loop), paid again on every notice.
@@ -216,7 +224,7 @@ export function compactionNotices(
 ): Notice[] {
   const notices: Notice[] = [];
   const evictions = spans.filter((s) => s.stage !== 'degrade');
-  const degraded = spans.filter((s) => s.stage === 'degrade');
+  const degraded = standing(spans).filter((s) => s.stage === 'degrade');
   if (evictions.length > 0) notices.push(evictionNotice(evictions, tokensFreed));
   if (degraded.length > 0) {
     notices.push(

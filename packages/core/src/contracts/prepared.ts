@@ -121,4 +121,10 @@ export interface EvictedSpan {
   to: number;
   /** Host entries evicted, in order (archived verbatim). */
   entries: Entry[];
+  /**
+   * Host entries an earlier stage of the same compaction evicted into a placeholder, digest or
+   * summary that this span's decision took in (a result folded, then summarized): the notice
+   * names them on this span's line, and that earlier span gets none. Archived with their own span.
+   */
+  absorbed?: Entry[];
 }

@@ -11,7 +11,6 @@ import type { Entry } from '../transcript/transcript.ts';
 import { describeError } from '../util/errors.ts';
 import { withTimeout } from '../util/timeout.ts';
 import { degradesFirst, isDestructive } from './ladder-order.ts';
-import { seqRange } from './stages/spans.ts';
 
 export interface LadderInput {
   entries: Entry[];
@@ -29,6 +28,11 @@ export interface LadderInput {
   /** Tokens of the notices that will describe these evictions. */
   noticeTokens(spans: readonly EvictedSpan[]): number;
   emit(event: BatonEventBody): void;
+  /**
+   * The span behind each placeholder, digest or summary an earlier run of the same compaction
+   * made, by its key: a decision that takes one in absorbs that span (`EvictedSpan.absorbed`).
+   */
+  made?: ReadonlyMap<string, EvictedSpan>;
 }
 
 export interface LadderOutput {
@@ -37,6 +41,8 @@ export interface LadderOutput {
   decisions: Decision[];
   /** What each accepted decision evicted (host entries only; synthetic ones stand for entries already archived). */
   spans: EvictedSpan[];
+  /** The span behind each entry the accepted decisions put in the projection, by key (see `LadderInput.made`). */
+  made: ReadonlyMap<string, EvictedSpan>;
 }
 
 /** Host entries a decision takes out of the projection (synthetic ones stand for entries already archived). */
@@ -80,6 +86,8 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
   let entries = input.entries;
   const total = (list: readonly Entry[]) => list.reduce((sum, e) => sum + input.count(e), input.overhead);
   const spans: EvictedSpan[] = [];
+  // The span behind each placeholder, digest or summary this compaction made (its earlier runs' too).
+  const made = new Map(input.made);
   // A later pass over what an earlier one reached starts with that pass's notice lines counted
   // (shrinkFloor's second run): measured without them, every stage of it looked like a loss.
   let tokens = total(entries) + input.noticeTokens([]);
@@ -143,10 +151,19 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
     for (const decision of proposed) {
       const evicted = evictedBy(decision, byKey);
       if (evicted.length === 0) continue;
-      // The range covers what the placeholders and digests it takes in stood for: a result an
-      // earlier stage folded and this one summarized is no longer a placeholder in place.
-      const [from, to] = seqRange(takenBy(decision, byKey));
-      const span: EvictedSpan = { stage: name, from, to, entries: evicted };
+      const span: EvictedSpan = {
+        stage: name,
+        from: evicted[0]!.seq,
+        to: evicted.at(-1)!.seq,
+        entries: evicted,
+      };
+      // A placeholder or digest an earlier stage of this compaction left, taken in again: what
+      // it stood for is no longer where that stage's notice line would say.
+      const absorbed = takenBy(decision, byKey).flatMap((entry) => {
+        const earlier = entry.meta?.synthetic === undefined ? undefined : made.get(entry.key);
+        return earlier ? [...earlier.entries, ...(earlier.absorbed ?? [])] : [];
+      });
+      if (absorbed.length > 0) span.absorbed = absorbed;
       stageSpans.push(span);
       decisionSpans.push([decision, span]);
     }
@@ -170,7 +187,10 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
       from = Math.min(from, span.from);
       to = Math.max(to, span.to);
     });
-    for (const [decision, span] of decisionSpans) decision.span = [span.from, span.to];
+    for (const [decision, span] of decisionSpans) {
+      decision.span = [span.from, span.to];
+      for (const key of madeKeys(decision)) made.set(key, span);
+    }
     spans.push(...stageSpans);
     const tokensBefore = tokens;
     entries = next;
@@ -204,7 +224,12 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
     }
     await runStage(stage);
   }
-  return { entries, tokens, decisions, spans };
+  return { entries, tokens, decisions, spans, made };
+}
+
+/** The keys of the entries a decision puts in the projection: a folded result keeps its own. */
+function madeKeys(decision: Decision): string[] {
+  return decision.kind === 'fold' ? [decision.key] : decision.entries.map((entry) => entry.key);
 }
 
 /**
@@ -222,11 +247,13 @@ export async function continueLadder(
     ...changes,
     entries: first.entries,
     noticeTokens: (spans) => input.noticeTokens([...first.spans, ...spans]),
+    made: first.made,
   });
   return {
     entries: next.entries,
     tokens: next.tokens,
     decisions: [...first.decisions, ...next.decisions],
     spans: [...first.spans, ...next.spans],
+    made: next.made,
   };
 }

@@ -72,7 +72,8 @@ const RECALL_HINT = /recall\(\{ "(?:ref": "(?:[^"\\]|\\.)*"|from": \d+, "to": \d
 export function identifierIndex(text: string, shown = '', maxChars = 200): string {
   const names: string[] = [];
   let length = 0;
-  const said = text.replace(RECALL_HINT, '');
+  // A space where a hint was: the words on either side stay apart.
+  const said = text.replace(RECALL_HINT, ' ');
   // Names first (paths, symbols, codes), then quoted phrases, then bare numbers: a listing's
   // line numbers would otherwise fill the index.
   const rank = (id: string) => (/^[\d.-]+$/.test(id) ? 2 : /\s/.test(id) ? 1 : 0);
