@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { lookupModel, MODEL_CATALOG } from '@baton/core';
 import { readSession, type Transcript } from './formats.ts';
 import { sessionFile } from './readers/session-file.ts';
 
@@ -70,4 +71,25 @@ export function parseWindow(raw: string | undefined): number | undefined {
   if (tokens < 1_000)
     throw new UsageError(`--window: ${tokens} tokens is too small for a context window (1,000 at least)`);
   return tokens;
+}
+
+/** A snapshot or alias suffix the catalog ignores: `-20250514`, `-2024-08-06`, `-latest`. */
+const SNAPSHOT_SUFFIX = /^-(\d{4}(-?\d{2}-?\d{2})?|latest)$/;
+
+/**
+ * Which catalog model `--model` was taken for, when the catalog matched it by a shorter id its
+ * name starts with and the rest is not a snapshot date: `gpt-5-turbo-fake` is sized and priced
+ * as `gpt-5`, which a typo would otherwise hide. '' when the name is the model's own.
+ */
+export function modelNote(model: string | undefined): string {
+  if (model === undefined) return '';
+  const info = lookupModel(model);
+  const id = Object.keys(MODEL_CATALOG).find((key) => MODEL_CATALOG[key] === info);
+  if (id === undefined) return '';
+  const name = model.toLowerCase().replace(/^.*\//, '');
+  const at = name.indexOf(id.toLowerCase());
+  if (at < 0) return '';
+  const rest = name.slice(at + id.length);
+  if (rest === '' || SNAPSHOT_SUFFIX.test(rest) || /^-v\d+(:\d+)?$/.test(rest)) return '';
+  return `note: --model ${printable(model)} is not in the catalog as it is: sized and priced as ${id}, the longest catalog id it starts with\n`;
 }

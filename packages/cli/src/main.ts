@@ -7,6 +7,7 @@ import { fmt } from './chart.ts';
 import {
   codeOf,
   InputError,
+  modelNote,
   parseWindow,
   plural,
   printable,
@@ -93,7 +94,7 @@ async function runReplay(file: string, values: Record<string, string | undefined
     .join(' · ');
   const calls = modelCalls(transcript.entries).length;
   io.err(
-    `replaying ${printable(basename(file))} (${FORMATS[transcript.format]}, ${plural(transcript.entries.length, 'message')}, ${plural(calls, 'model call')}), ${settings}\n${readNotes(transcript)}`,
+    `replaying ${printable(basename(file))} (${FORMATS[transcript.format]}, ${plural(transcript.entries.length, 'message')}, ${plural(calls, 'model call')}), ${settings}\n${readNotes(transcript)}${modelNote(values.model)}`,
   );
   // A pinned name no call in the file uses is most likely a typo: it would pin nothing.
   const called = new Set(
@@ -230,8 +231,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       options.filter((option) => (values as Record<string, unknown>)[option] !== undefined);
     if (command === 'tune') {
       // tune sweeps Baton's settings itself and reports no single replay's extras.
-      // --thread too: one id cannot name a conversation in each of several files.
-      const misplaced = given([...REPLAY_ONLY.filter((o) => o !== 'interval' && o !== 'pinned'), 'thread']);
+      const misplaced = given(REPLAY_ONLY.filter((o) => o !== 'interval' && o !== 'pinned'));
       if (misplaced.length > 0)
         throw new UsageError(
           `tune does not take ${misplaced.map((o) => `--${o}`).join(', ')}${misplaced.some((o) => o in SETTING_FLAGS) ? ' (sweep a setting with --grid compactAt=0.7,0.9)' : ''}`,

@@ -2,7 +2,15 @@ import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { parseArgs } from 'node:util';
 import { fmt } from './chart.ts';
-import { parseWindow, plural, printable, readNotes, readTranscript, UsageError } from './cli-input.ts';
+import {
+  modelNote,
+  parseWindow,
+  plural,
+  printable,
+  readNotes,
+  readTranscript,
+  UsageError,
+} from './cli-input.ts';
 import type { Io } from './io.ts';
 import { modelCalls } from './replay.ts';
 import {
@@ -38,8 +46,9 @@ export const TUNE_USAGE = `  baton tune <file...> [--window 128k] [--model gpt-4
       replays every file (several: sessions summed) under each setting of the grid (compactAt,
       targetAt, truncateAt, warnAt, minCompactionGain, keepRecentGroups, keep; what core refuses
       is skipped), prints cost and refs kept per setting by cost, marks the frontier (no other
-      setting both cheaper and keeping more refs) and the defaults, and recommends the cheapest
-      frontier setting that keeps at least the defaults' refs in prompt.`;
+      setting as cheap and keeping as many refs, and better on one) and the defaults, and
+      recommends the cheapest frontier setting that keeps at least the defaults' refs in prompt.
+      --thread picks the conversation of a file that holds several (one file only).`;
 
 /**
  * `--grid compactAt=0.7,0.9 targetAt=0.3,0.5`: the axes after `--grid` up to the next option
@@ -185,7 +194,12 @@ export function tuneText(result: TuneResult): string {
   const lines = [
     table,
     '',
-    `* on the frontier: no other setting is both cheaper and keeps more refs in prompt${result.rows.some((r) => !r.eligible) ? " ('overflows': more calls over the budget than the fewest, so off the frontier)" : ''}.`,
+    `* on the frontier: no other setting is as cheap and keeps as many refs in prompt, and better on one of the two${result.rows.some((r) => !r.eligible) ? " ('overflows': more calls over the budget than the fewest, so off the frontier)" : ''}.`,
+    ...(compactedUnderAnySetting(result)
+      ? []
+      : [
+          'no setting compacted: these sessions stay under every compactAt at this window, so the settings measure alike. Sweep them at a smaller --window, or keep the defaults.',
+        ]),
     placed,
     `recommended (${RECOMMENDATION_RULE}):`,
     `  createBaton(${asOptions(recommended.settings)})`,
@@ -199,6 +213,11 @@ export function tuneText(result: TuneResult): string {
       `skipped, refused by core: ${result.skipped.map((s) => `${describeSettings(s.settings)} (${s.reason})`).join('; ')}`,
     );
   return `${lines.join('\n')}\n`;
+}
+
+/** Whether any setting compacted at all: if none did, the sweep cannot tell the settings apart. */
+function compactedUnderAnySetting(result: TuneResult): boolean {
+  return result.rows.some((row) => row.compactions > 0);
 }
 
 /** The sweep for scripts: every row with its shares, the placement and the recommendation. */
@@ -218,6 +237,7 @@ export function tuneJson(result: TuneResult, meta: Record<string, unknown>): str
       defaultsOnFrontier: result.rows[result.defaults]?.onFrontier,
       dominatingDefaults: result.dominatingDefaults.map((i) => result.rows[i]?.settings),
       recommended: result.rows[result.recommended]?.settings,
+      compactedUnderAnySetting: compactedUnderAnySetting(result),
       rows: result.rows.map((row) => ({ ...row, ...shares(row) })),
       baselines: result.baselines.map((b) => ({ ...b, ...shares(b) })),
       skipped: result.skipped,
@@ -247,8 +267,12 @@ export async function runTune(
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  const thread = values.thread as string | undefined;
+  // One id names a conversation of one file, not one in each of several.
+  if (thread !== undefined && files.length > 1)
+    throw new UsageError('tune: --thread picks a conversation of one file; give that file alone');
   const sessions = files.map((file) => {
-    const transcript = readTranscript(file, undefined);
+    const transcript = readTranscript(file, thread);
     const notes = readNotes(transcript);
     if (notes) io.err(`${printable(basename(file))}:\n${notes}`);
     return { name: file, entries: transcript.entries };
@@ -256,7 +280,7 @@ export async function runTune(
   const { settings, skipped } = gridSettings(grid);
   const calls = sessions.reduce((n, s) => n + modelCalls(s.entries).length, 0);
   io.err(
-    `tune: ${plural(sessions.length, 'session')} (${plural(calls, 'model call')}), ${contextWindow ? `window ${fmt(contextWindow)}` : `model ${model}`}; ${plural(settings.length, 'setting')}${skipped.length ? ` (${skipped.length} refused by core, skipped)` : ''}\n`,
+    `tune: ${plural(sessions.length, 'session')} (${plural(calls, 'model call')}), ${[model ? `model ${model}` : '', contextWindow ? `window ${fmt(contextWindow)}` : ''].filter(Boolean).join(', ')}; ${plural(settings.length, 'setting')}${skipped.length ? ` (${skipped.length} refused by core, skipped)` : ''}\n${modelNote(model)}`,
   );
   const started = performance.now();
   const seconds = () => ((performance.now() - started) / 1000).toFixed(1);

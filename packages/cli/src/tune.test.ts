@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readTranscript } from './cli-input.ts';
 import { dominates } from './frontier.ts';
 import { longLoop } from './long-loop.test-support.ts';
-import { replay } from './replay.ts';
+import { modelCalls, replay } from './replay.ts';
 import { baton } from './run-main.test-support.ts';
 import { gridSettings } from './tune.ts';
 
@@ -150,17 +150,98 @@ describe('baton tune', () => {
       [['--grid', 'targetAt=0.9'], '--grid: targetAt=0.9 fits no combination'],
       [['--compact-at', '0.9'], 'tune does not take --compact-at'],
       [['--report', 'x.html'], 'tune does not take --report'],
-      [['--thread', 'main'], 'tune does not take --thread'],
+      [['--thread', 'main'], 'this file holds one'],
     ] as const) {
       const run = await baton('tune', first, ...args);
       expect(run.code).toBe(2);
       expect(run.err).toContain(said);
     }
+    const several = await baton('tune', first, second, '--thread', '1');
+    expect(several.code).toBe(2);
+    expect(several.err).toContain('tune: --thread picks a conversation of one file');
     const none = await baton('tune', '--window', '8k');
     expect(none.code).toBe(2);
     expect(none.err).toContain('tune: which session files?');
     const missing = await baton('tune', join(dir, 'missing.json'));
     expect(missing.code).toBe(2);
     expect(missing.err).toContain('no such file');
+  });
+
+  it('sweeps the conversation --thread names in a file that holds several', async () => {
+    // A tau2 results file: two simulations, the first long enough to compact at 8k.
+    const simulation = (id: string, steps: number) => ({
+      id,
+      task_id: `task ${id}`,
+      messages: Array.from({ length: steps }, (_, k) => [
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: `${id}c${k}`, name: 'lookup', arguments: { q: `item ${k}` } }],
+        },
+        { role: 'tool', id: `${id}c${k}`, content: `${'result line '.repeat(200)}${k}` },
+        { role: 'user', content: `and item ${k + 1}?` },
+      ]).flat(),
+    });
+    const file = join(dir, 'tau2.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        info: { environment_info: { policy: 'Be helpful.' }, agent_info: {} },
+        tasks: [],
+        simulations: [simulation('s1', 30), simulation('s2', 3)],
+      }),
+    );
+    const sweep = async (thread: string) => {
+      const run = await baton(
+        'tune',
+        file,
+        '--thread',
+        thread,
+        '--window',
+        '8k',
+        '--grid',
+        'compactAt=0.8',
+        '--json',
+      );
+      expect(run.code).toBe(0);
+      return {
+        err: run.err,
+        result: JSON.parse(run.out) as { steps: number; compactedUnderAnySetting: boolean },
+      };
+    };
+    const long = await sweep('0');
+    const short = await sweep('1');
+    expect(long.err).toMatch(/\* 0: task task s1/);
+    expect(short.err).toMatch(/\* 1: task task s2/);
+    expect(long.result.steps).toBe(modelCalls(readTranscript(file, '0').entries).length);
+    expect(short.result.steps).toBe(modelCalls(readTranscript(file, '1').entries).length);
+    expect(long.result.steps).toBeGreaterThan(short.result.steps);
+    expect(long.result.compactedUnderAnySetting).toBe(true);
+    expect(short.result.compactedUnderAnySetting).toBe(false);
+  });
+
+  it('says when no setting compacted: the sweep cannot tell them apart', async () => {
+    const calm = await baton('tune', second, '--window', '128k', '--grid', 'compactAt=0.7,0.9');
+    expect(calm.code).toBe(0);
+    expect(calm.out).toContain(
+      'no setting compacted: these sessions stay under every compactAt at this window',
+    );
+    const busy = await baton('tune', first, '--window', '8k', '--grid', 'compactAt=0.7,0.9');
+    expect(busy.out).not.toContain('no setting compacted');
+  });
+
+  it('tells which catalog model a --model name it does not hold as it is was taken for', async () => {
+    const typo = await baton('tune', second, '--model', 'gpt-5-turbo-fake', '--grid', 'compactAt=0.8');
+    expect(typo.code).toBe(0);
+    expect(typo.err).toContain(
+      '--model gpt-5-turbo-fake is not in the catalog as it is: sized and priced as gpt-5',
+    );
+    const replayed = await baton('replay', second, '--model', 'gpt-5-turbo-fake');
+    expect(replayed.err).toContain('sized and priced as gpt-5');
+    for (const model of ['gpt-4o', 'gpt-4o-2024-08-06', 'openai/gpt-5', 'claude-sonnet-4']) {
+      const run = await baton('tune', second, '--model', model, '--grid', 'compactAt=0.8');
+      expect(run.code).toBe(0);
+      expect(run.err).not.toContain('sized and priced as');
+    }
   });
 });
