@@ -271,8 +271,10 @@ export async function runTune(
   // One id names a conversation of one file, not one in each of several.
   if (thread !== undefined && files.length > 1)
     throw new UsageError('tune: --thread picks a conversation of one file; give that file alone');
-  const sessions = files.map((file) => {
-    const transcript = readTranscript(file, thread);
+  // Every file read before anything is said of one: a missing second file fails on its own.
+  const transcripts = files.map((file) => readTranscript(file, thread));
+  const sessions = files.map((file, i) => {
+    const transcript = transcripts[i]!;
     const notes = readNotes(transcript);
     if (notes) io.err(`${printable(basename(file))}:\n${notes}`);
     return { name: file, entries: transcript.entries };

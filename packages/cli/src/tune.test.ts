@@ -17,6 +17,33 @@ const second = join(dir, 'b.json');
 writeFileSync(first, JSON.stringify(longLoop(40)));
 writeFileSync(second, JSON.stringify(longLoop(25)));
 
+/** A tau2 results file: two simulations, the first long enough to compact at 8k. */
+function tau2File(): string {
+  const simulation = (id: string, steps: number) => ({
+    id,
+    task_id: `task ${id}`,
+    messages: Array.from({ length: steps }, (_, k) => [
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: `${id}c${k}`, name: 'lookup', arguments: { q: `item ${k}` } }],
+      },
+      { role: 'tool', id: `${id}c${k}`, content: `${'result line '.repeat(200)}${k}` },
+      { role: 'user', content: `and item ${k + 1}?` },
+    ]).flat(),
+  });
+  const file = join(dir, 'tau2.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      info: { environment_info: { policy: 'Be helpful.' }, agent_info: {} },
+      tasks: [],
+      simulations: [simulation('s1', 30), simulation('s2', 3)],
+    }),
+  );
+  return file;
+}
+
 interface Row {
   settings: Record<string, number>;
   cost: number;
@@ -165,32 +192,14 @@ describe('baton tune', () => {
     const missing = await baton('tune', join(dir, 'missing.json'));
     expect(missing.code).toBe(2);
     expect(missing.err).toContain('no such file');
+    // A missing second file: refused before anything is said of the first.
+    const secondMissing = await baton('tune', tau2File(), join(dir, 'missing.json'));
+    expect(secondMissing.code).toBe(2);
+    expect(secondMissing.err).toMatch(/^baton: cannot read .*missing\.json: no such file/);
   });
 
   it('sweeps the conversation --thread names in a file that holds several', async () => {
-    // A tau2 results file: two simulations, the first long enough to compact at 8k.
-    const simulation = (id: string, steps: number) => ({
-      id,
-      task_id: `task ${id}`,
-      messages: Array.from({ length: steps }, (_, k) => [
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ id: `${id}c${k}`, name: 'lookup', arguments: { q: `item ${k}` } }],
-        },
-        { role: 'tool', id: `${id}c${k}`, content: `${'result line '.repeat(200)}${k}` },
-        { role: 'user', content: `and item ${k + 1}?` },
-      ]).flat(),
-    });
-    const file = join(dir, 'tau2.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        info: { environment_info: { policy: 'Be helpful.' }, agent_info: {} },
-        tasks: [],
-        simulations: [simulation('s1', 30), simulation('s2', 3)],
-      }),
-    );
+    const file = tau2File();
     const sweep = async (thread: string) => {
       const run = await baton(
         'tune',
