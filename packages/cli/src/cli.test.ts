@@ -154,13 +154,18 @@ describe('the baton binary', () => {
       ['not-json.json', 'hello', 'text that is not JSON'],
       ['object.json', { foo: 1, bar: [] }, 'an object with keys foo, bar'],
       ['numbers.json', [1, 2, 3], 'an array of 3 whose first item is number'],
-      ['empty.json', [], 'an empty list of messages'],
     ] as const) {
       const result = await baton('replay', file(name, content));
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`found ${found}`);
       expect(result.stderr).toContain('Anthropic Messages API');
       expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    // An empty list fits no format's shape test: it is said in one line, not after every format.
+    for (const content of [[], { messages: [] }]) {
+      const empty = await baton('replay', file('empty.json', content));
+      expect(empty.code).toBe(2);
+      expect(empty.stderr).toBe('baton: an empty list of messages: nothing to replay\n');
     }
     // A JSONL file no session reader fits: every format tried is listed with why it did not fit.
     const unknown = await baton('replay', file('unknown.jsonl', '{"a":1}\n{"b":2}\n'));

@@ -192,6 +192,12 @@ function messageArray(value: unknown): Transcript {
   return fail(describe(value));
 }
 
+/** `[]`, or an object whose `messages` is `[]`. */
+function isEmptyMessageList(value: unknown): boolean {
+  const list = Array.isArray(value) ? value : (value as { messages?: unknown } | null)?.messages;
+  return Array.isArray(list) && list.length === 0;
+}
+
 /** Reads a transcript in any of the message-array formats, detected from its shape. */
 export function parseTranscript(raw: string): Transcript {
   let value: unknown;
@@ -220,6 +226,9 @@ export function readSession(file: SessionFile | string, options: ReadOptions = {
     throw new TranscriptFormatError(
       `--thread: this file holds one conversation (no thread ${JSON.stringify(options.thread)})`,
     );
+  // An empty list (or { messages: [] }) is no format's mismatch: say so before the list of formats.
+  if (session.json.ok && isEmptyMessageList(session.json.value))
+    throw new TranscriptFormatError('an empty list of messages: nothing to replay');
   let arrayProblem: string;
   if (session.isSqlite) arrayProblem = 'a SQLite database';
   else if (!session.json.ok) arrayProblem = `text that is ${session.json.error}`;
