@@ -35,6 +35,9 @@ describe('createBaton options', () => {
     expect(fails({ model: 'gpt-4o', compactAt: 1.5 })).toMatch(/\[baton\] \[options\] compactAt: .*<= 1/);
     expect(fails({ model: 'gpt-4o', tokenizer: 'p50k' })).toMatch(/tokenizer/);
     expect(fails({ model: 'gpt-4o', keep: -1 })).toMatch(/keep/);
+    expect(fails({ model: 'gpt-4o', keepRecentGroups: 2.5 })).toBe(
+      '[baton] [options] keepRecentGroups: expected a whole number',
+    );
     expect(fails({ model: 'gpt-4o', compactat: 0.7 })).toMatch(
       /unknown option.*'compactat'.*accepted: .*compactAt/,
     );

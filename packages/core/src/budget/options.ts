@@ -223,6 +223,8 @@ function formatIssues(error: z.ZodError): BatonConfigError {
     if (issue.code === 'invalid_value') {
       return `${field}: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     }
+    // zod says "expected int, received number" of 2.5: the number is what it was given.
+    if (issue.code === 'invalid_type' && issue.expected === 'int') return `${field}: expected a whole number`;
     return `${field}: ${issue.message}`;
   });
   return new BatonConfigError(`[baton] [options] ${lines.join('; ')}`, fields);
