@@ -194,6 +194,7 @@ export function tuneText(result: TuneResult): string {
   const lines = [
     table,
     '',
+    `refs in prompt: of the ${fmt(defaults.needed)} times the agent used a name an earlier message showed, the share its prompt still held; first seen >10 back: the same over the ${fmt(defaults.farNeeded)} whose name first appeared more than 10 messages before.`,
     `* on the frontier: no other setting is as cheap and keeps as many refs in prompt, and better on one of the two${result.rows.some((r) => !r.eligible) ? " ('overflows': more calls over the budget than the fewest, so off the frontier)" : ''}.`,
     ...(compactedUnderAnySetting(result)
       ? []

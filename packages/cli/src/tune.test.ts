@@ -237,6 +237,10 @@ describe('baton tune', () => {
     );
     const busy = await baton('tune', first, '--window', '8k', '--grid', 'compactAt=0.7,0.9');
     expect(busy.out).not.toContain('no setting compacted');
+    // What the two retention columns count, with their counts (they differ).
+    expect(busy.out).toMatch(
+      /refs in prompt: of the [\d,]+ times the agent used a name an earlier message showed, the share its prompt still held; first seen >10 back: the same over the [\d,]+ whose name/,
+    );
   });
 
   it('tells which catalog model a --model name it does not hold as it is was taken for', async () => {
