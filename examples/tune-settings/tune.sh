@@ -15,4 +15,7 @@ if [ "$#" -eq 0 ]; then
   [ -d "$corpus" ] || { echo "tune.sh: give session files (no corpus at $corpus)" >&2; exit 2; }
   set -- --window 32k "$corpus"/*.json
 fi
-exec node "$bin" tune "$@"
+# The repository's own Node 22 (a devDependency) when the system's is older.
+node="$here/../../node_modules/.bin/node"
+[ -x "$node" ] || node=node
+exec "$node" "$bin" tune "$@"
