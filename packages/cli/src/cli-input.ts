@@ -73,8 +73,11 @@ export function parseWindow(raw: string | undefined): number | undefined {
   return tokens;
 }
 
-/** A snapshot or alias suffix the catalog ignores: `-20250514`, `-2024-08-06`, `-latest`. */
-const SNAPSHOT_SUFFIX = /^-(\d{4}(-?\d{2}-?\d{2})?|latest)$/;
+/**
+ * What may follow a catalog id in a real model id: a snapshot date (`-20250514`, `-2024-08-06`,
+ * Vertex's `@20250929`), `-latest`, a version (`-001`), then a Bedrock version (`-v1:0`).
+ */
+const VERSION_SUFFIX = /^(?:[-@]\d{4}(?:-?\d{2}-?\d{2})?|-latest|-\d{3})?(?:-v\d+(?::\d+)?)?$/;
 
 /**
  * Which catalog model `--model` was taken for, when the catalog matched it by a shorter id its
@@ -90,6 +93,6 @@ export function modelNote(model: string | undefined): string {
   const at = name.indexOf(id.toLowerCase());
   if (at < 0) return '';
   const rest = name.slice(at + id.length);
-  if (rest === '' || SNAPSHOT_SUFFIX.test(rest) || /^-v\d+(:\d+)?$/.test(rest)) return '';
+  if (VERSION_SUFFIX.test(rest)) return '';
   return `note: --model ${printable(model)} is not in the catalog as it is: sized and priced as ${id}, the longest catalog id it starts with\n`;
 }

@@ -165,7 +165,7 @@ describe('the baton binary', () => {
     for (const content of [[], { messages: [] }]) {
       const empty = await baton('replay', file('empty.json', content));
       expect(empty.code).toBe(2);
-      expect(empty.stderr).toBe('baton: an empty list of messages: nothing to replay\n');
+      expect(empty.stderr).toBe('baton: an empty list of messages: no conversation to read\n');
     }
     // A JSONL file no session reader fits: every format tried is listed with why it did not fit.
     const unknown = await baton('replay', file('unknown.jsonl', '{"a":1}\n{"b":2}\n'));

@@ -228,7 +228,7 @@ export function readSession(file: SessionFile | string, options: ReadOptions = {
     );
   // An empty list (or { messages: [] }) is no format's mismatch: say so before the list of formats.
   if (session.json.ok && isEmptyMessageList(session.json.value))
-    throw new TranscriptFormatError('an empty list of messages: nothing to replay');
+    throw new TranscriptFormatError('an empty list of messages: no conversation to read');
   let arrayProblem: string;
   if (session.isSqlite) arrayProblem = 'a SQLite database';
   else if (!session.json.ok) arrayProblem = `text that is ${session.json.error}`;

@@ -251,7 +251,14 @@ describe('baton tune', () => {
     );
     const replayed = await baton('replay', second, '--model', 'gpt-5-turbo-fake');
     expect(replayed.err).toContain('sized and priced as gpt-5');
-    for (const model of ['gpt-4o', 'gpt-4o-2024-08-06', 'openai/gpt-5', 'claude-sonnet-4']) {
+    for (const model of [
+      'gpt-4o',
+      'gpt-4o-2024-08-06',
+      'openai/gpt-5',
+      'claude-sonnet-4',
+      'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+      'claude-sonnet-4-5@20250929',
+    ]) {
       const run = await baton('tune', second, '--model', model, '--grid', 'compactAt=0.8');
       expect(run.code).toBe(0);
       expect(run.err).not.toContain('sized and priced as');

@@ -141,7 +141,7 @@ function measure(policies: readonly PolicySummary[]): Measured {
  *
  * @example
  * const result = await tune([{ name: 'a.json', entries }], { contextWindow: 32_000 });
- * result.rows[result.recommended].settings; // { compactAt: 0.9, targetAt: 0.3, minCompactionGain: 0.1 }
+ * result.rows[result.recommended].settings; // { compactAt: 0.8, targetAt: 0.3, minCompactionGain: 0.3 }
  */
 export async function tune(
   sessions: readonly TuneSession[],

@@ -56,10 +56,19 @@ function toolCounts(entries: readonly Entry[]): string {
     .join(', ');
 }
 
-/** The spans no later span of the same compaction absorbed (`EvictedSpan.absorbed`). */
+/**
+ * The spans no later span of the same compaction absorbed (`EvictedSpan.absorbed`): one whose
+ * entries, and those it absorbed itself, another span took in has no line of its own.
+ */
 function standing(spans: readonly EvictedSpan[]): EvictedSpan[] {
-  const absorbed = new Set(spans.flatMap((span) => span.absorbed ?? []));
-  return spans.filter((span) => !span.entries.every((entry) => absorbed.has(entry)));
+  const takenIn = new Map<Entry, number>();
+  for (const span of spans)
+    for (const entry of span.absorbed ?? []) takenIn.set(entry, (takenIn.get(entry) ?? 0) + 1);
+  return spans.filter((span) => {
+    const own = new Set(span.absorbed);
+    const told = [...span.entries, ...own];
+    return !told.every((entry) => (takenIn.get(entry) ?? 0) - (own.has(entry) ? 1 : 0) > 0);
+  });
 }
 
 /** A span as its notice line tells it: with the entries it absorbed, in order, and their range. */

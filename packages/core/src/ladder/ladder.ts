@@ -150,6 +150,11 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
     const decisionSpans: Array<[Decision, EvictedSpan]> = [];
     for (const decision of proposed) {
       const evicted = evictedBy(decision, byKey);
+      // A decision that takes in only Baton's own entries evicts no host entry and gets no span:
+      // a summary of the digests an earlier stage of this compaction just wrote leaves their
+      // line standing, its recall range right and its stage no longer. A span of its own
+      // (absorbing them) measured 0.6-2.7% dearer at 32k on 2,000 and 4,000 messages
+      // (2026-12-02), through the notice sizes the ladder and the gain check weigh.
       if (evicted.length === 0) continue;
       const span: EvictedSpan = {
         stage: name,
