@@ -361,7 +361,7 @@ describe('the baton binary', () => {
     expect(shares('no compaction')).toEqual(['0.0%', '0.0%']); // over the budget at the answer
     expect(shares('delete oldest')).toEqual(['0.0%', '0.0%']);
     expect(shares('Baton')?.[1]).toBe('100.0%');
-    expect(result.stdout).toContain('an earlier tool result or user message showed first 2 times;');
+    expect(result.stdout).toContain('References: 2 times, the agent used an identifier');
   });
 
   it.skipIf(skipUnless(corpusAvailable, CORPUS_MISSING))(

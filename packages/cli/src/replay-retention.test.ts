@@ -109,6 +109,6 @@ describe('replay: reference retention per policy', () => {
     const html = renderReport(result, { file: 'audit.json', format: 'OpenAI', settings: 'window 8,000' });
     expect(html).toContain('<th>references in the prompt</th><th>in the prompt or recallable</th>');
     expect(html).toMatch(/<td>delete oldest<\/td>(?:<td>[\d,]+<\/td>){4}<td>33\.3%<\/td><td>33\.3%<\/td>/);
-    expect(html).toContain('an earlier tool result or user message showed first 3 times;');
+    expect(html).toContain('References: 3 times, the agent used an identifier');
   });
 });

@@ -183,5 +183,6 @@ export function promptHolds(prompt: {
  */
 export function retentionNote(needed: number, [inPrompt, recallable]: readonly [string, string]): string {
   const times = needed === 1 ? 'once' : `${needed.toLocaleString('en-US')} times`;
-  return `References: the agent used an identifier (a path, a symbol, an error code, an id, a number, a quoted string) that an earlier tool result or user message showed first ${times}; '${inPrompt}' is the share the prompt the policy sent still held (none when over the budget), '${recallable}' adds those in the policy's archive, one recall away.`;
+  // The count first: after the list of what counts as an identifier it read as part of it.
+  return `References: ${times}, the agent used an identifier (a path, a symbol, an error code, an id, a number, a quoted string) that an earlier tool result or user message had shown first; '${inPrompt}' is the share the prompt the policy sent still held (none when over the budget), '${recallable}' adds those in the policy's archive, one recall away.`;
 }
