@@ -64,6 +64,8 @@ function standing(spans: readonly EvictedSpan[]): EvictedSpan[] {
   const takenIn = new Map<Entry, number>();
   for (const span of spans)
     for (const entry of span.absorbed ?? []) takenIn.set(entry, (takenIn.get(entry) ?? 0) + 1);
+  // Most compactions absorb nothing: every span stands.
+  if (takenIn.size === 0) return [...spans];
   return spans.filter((span) => {
     const own = new Set(span.absorbed);
     const told = [...span.entries, ...own];

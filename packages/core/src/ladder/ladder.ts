@@ -45,12 +45,12 @@ export interface LadderOutput {
   made: ReadonlyMap<string, EvictedSpan>;
 }
 
-/** Host entries a decision takes out of the projection (synthetic ones stand for entries already archived). */
-function evictedBy(decision: Decision, byKey: ReadonlyMap<string, Entry>): Entry[] {
-  return takenBy(decision, byKey).filter((entry) => entry.meta?.synthetic === undefined);
-}
-
-/** Every entry of the projection a decision takes out, Baton's own (placeholders, digests) included. */
+/**
+ * Every entry of the projection a decision takes out: host entries (which it evicts) and Baton's
+ * own (summaries, digests, markers, folded results, from an earlier compaction or an earlier
+ * stage of this one), which stand for host entries already archived, so the event counts them
+ * apart (a summary over digests evicts no host entry).
+ */
 function takenBy(decision: Decision, byKey: ReadonlyMap<string, Entry>): Entry[] {
   const keys = decision.kind === 'fold' ? [decision.key] : decision.keys;
   const out: Entry[] = [];
@@ -59,16 +59,6 @@ function takenBy(decision: Decision, byKey: ReadonlyMap<string, Entry>): Entry[]
     if (entry) out.push(entry);
   }
   return out;
-}
-
-/**
- * Entries Baton made (summaries, digests, markers, folded results; in an earlier compaction or an
- * earlier stage of this one) that a decision takes out of the projection: they stand for host entries already archived, so `evictedBy`
- * leaves them out, and the event counts them apart (a summary over digests evicts no host entry).
- */
-function syntheticTakenBy(decision: Decision, byKey: ReadonlyMap<string, Entry>): number {
-  const keys = decision.kind === 'fold' ? [decision.key] : decision.keys;
-  return keys.filter((key) => byKey.get(key)?.meta?.synthetic !== undefined).length;
 }
 
 /** What a user's stage sees: the same context over a copy of the projection. */
@@ -148,8 +138,11 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
     const byKey = new Map(entries.map((e) => [e.key, e]));
     const stageSpans: EvictedSpan[] = [];
     const decisionSpans: Array<[Decision, EvictedSpan]> = [];
+    let syntheticAffected = 0;
     for (const decision of proposed) {
-      const evicted = evictedBy(decision, byKey);
+      const taken = takenBy(decision, byKey);
+      const evicted = taken.filter((entry) => entry.meta?.synthetic === undefined);
+      syntheticAffected += taken.length - evicted.length;
       // A decision that takes in only Baton's own entries evicts no host entry and gets no span:
       // a summary of the digests an earlier stage of this compaction just wrote leaves their
       // line standing, its recall range right and its stage no longer. A span of its own
@@ -164,7 +157,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
       };
       // A placeholder or digest an earlier stage of this compaction left, taken in again: what
       // it stood for is no longer where that stage's notice line would say.
-      const absorbed = takenBy(decision, byKey).flatMap((entry) => {
+      const absorbed = taken.flatMap((entry) => {
         const earlier = entry.meta?.synthetic === undefined ? undefined : made.get(entry.key);
         return earlier ? [...earlier.entries, ...(earlier.absorbed ?? [])] : [];
       });
@@ -184,7 +177,6 @@ export async function runLadder(input: LadderInput): Promise<LadderOutput> {
       return;
     }
     let affected = 0;
-    const syntheticAffected = proposed.reduce((sum, decision) => sum + syntheticTakenBy(decision, byKey), 0);
     let from = Number.POSITIVE_INFINITY;
     let to = Number.NEGATIVE_INFINITY;
     stageSpans.forEach((span) => {
