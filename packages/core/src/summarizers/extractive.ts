@@ -1,7 +1,16 @@
 import type { Summarizer } from '../contracts/summarizer.ts';
-import { type Entry, firstLine, inputText, outputText, squash, toolCalls } from '../transcript/transcript.ts';
+import {
+  type Entry,
+  entryText,
+  firstLine,
+  inputText,
+  outputText,
+  squash,
+  toolCalls,
+} from '../transcript/transcript.ts';
 import {
   lineWeight,
+  NAMES_PREFIX,
   parseSummary,
   renderSummary,
   type SummaryLine,
@@ -10,6 +19,23 @@ import {
 
 // Without the caller's counter, a conservative estimate: dense text (ids, numbers) runs near 3.
 const CHARS_PER_TOKEN = 3;
+
+/**
+ * The lines an entry Baton wrote stands for, or undefined for any other entry: a digest's
+ * calls, an earlier summary's lines (without its heading and its names line: the new summary
+ * lists the span's names once); a truncation marker none (the summarize stage puts the names
+ * it lists first in the names line, and the summary's heading recalls its range). Read as the
+ * user's words, their headings became the weightiest lines of every later summary and carried
+ * nothing but a seq range.
+ */
+function batonLines(entry: Entry): string[] | undefined {
+  const kind = entry.meta?.synthetic;
+  if (kind === 'digest' || kind === 'marker') return [];
+  if (kind !== 'summary') return undefined;
+  const body = entryText(entry).split('\n').slice(1);
+  if (body.at(-1)?.startsWith(NAMES_PREFIX)) body.pop();
+  return parseSummary(body.join('\n')).flatMap((section) => section.lines.map((line) => line.text));
+}
 
 /** One line per user request, tool call (with a one-line result) and assistant reply. */
 function sectionOf(entries: readonly Entry[]): SummarySection {
@@ -28,6 +54,11 @@ function sectionOf(entries: readonly Entry[]): SummarySection {
     return line;
   };
   for (const entry of entries) {
+    const written = batonLines(entry);
+    if (written) {
+      for (const line of written) add(line);
+      continue;
+    }
     const text = entry.parts
       .filter((p) => p.type === 'text')
       .map((p) => p.text)

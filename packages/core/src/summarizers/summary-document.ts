@@ -20,6 +20,9 @@ export interface SummarySection {
   lines: SummaryLine[];
 }
 
+/** The line under a summary that lists the names of its span (the summarize stage writes it). */
+export const NAMES_PREFIX = 'Names in these messages: ';
+
 export const DOCUMENT_HEADING =
   'Conversation so far, oldest first; each section names its seq range and keeps its most important points:';
 const HEADING = /^## (?:seq (\d+)-(\d+)|earlier)$/;

@@ -1,5 +1,6 @@
 import { builtInStage, FreedTokens, type Stage } from '../../contracts/stage.ts';
 import type { ReplaceDecision } from '../../ledger/ledger.ts';
+import { NAMES_PREFIX } from '../../summarizers/summary-document.ts';
 import { type Group, hasUnconsumedResults, isProtected } from '../../transcript/groups.ts';
 import { identifierIndex } from '../../transcript/identifiers.ts';
 import { type Entry, entryText } from '../../transcript/transcript.ts';
@@ -16,7 +17,6 @@ export interface SummarizeOptions {
 export const MIN_SPAN_TOKENS = 256;
 
 export const SUMMARY_HEADER = '[baton] Summary of earlier conversation';
-const NAMES_PREFIX = 'Names in these messages: ';
 /**
  * Characters of names per token of summary budget, and at most: a name is what the agent looks
  * for next, and a line of them carries more of those per token than the summary's prose. On
