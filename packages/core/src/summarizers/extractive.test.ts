@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileStep } from '../controller/tool-loop.fixtures.ts';
 import { createBaton } from '../index.ts';
+import { foldedResultText } from '../transcript/folded-result.ts';
 import { createEntry, type Entry, entryText, type SyntheticKind } from '../transcript/transcript.ts';
 import { extractiveSummarizer } from './extractive.ts';
 import { DOCUMENT_HEADING, NAMES_PREFIX } from './summary-document.ts';
@@ -35,7 +36,8 @@ describe('the extractive summary of a span Baton compacted before', () => {
     const lines = summaries.flatMap((summary) => summary.split('\n').slice(1));
     // The summaries took in digests and summaries of earlier compactions and carried their calls on.
     expect(lines.filter((line) => line.startsWith('- Called read_file')).length).toBeGreaterThan(20);
-    expect(lines.filter((line) => /^- \w+: \[baton\]/.test(line))).toEqual([]);
+    // No line repeats Baton's own wording: a heading read as the user's words, a folded result's line.
+    expect(lines.filter((line) => line.includes('[baton]'))).toEqual([]);
   });
 });
 
@@ -69,5 +71,35 @@ describe('the extractive summarizer', () => {
       '- Assistant: parseDate drops the time zone.',
       '- User: Now fix the time zone.',
     ]);
+  });
+});
+
+describe('a summary line of a folded result', () => {
+  it('reports the result the placeholder stands for: its size and first line', async () => {
+    const result = `FILE9 export function parseDate(input: string) {\n${'  return new Date(input);\n'.repeat(30)}}`;
+    const call = createEntry(1, 'assistant', [
+      { type: 'tool-call', id: 'c9', name: 'read_file', input: { path: 'src/date.ts' } },
+    ]);
+    const folded: Entry = {
+      ...createEntry(2, 'tool', [
+        {
+          type: 'tool-result',
+          callId: 'c9',
+          name: 'read_file',
+          output: foldedResultText({
+            name: 'read_file',
+            text: result,
+            isError: false,
+            media: 0,
+            recallHint: 'recall({ "ref": "c9" })',
+          }),
+        },
+      ]),
+      meta: { synthetic: 'folded' },
+    };
+    const summary = await extractiveSummarizer()({ entries: [call, folded], maxTokens: 200 });
+    expect(summary.split('\n').at(-1)).toBe(
+      `- Called read_file({"path":"src/date.ts"}) -> ok, ${result.length} chars: FILE9 export function parseDate(input: string) {`,
+    );
   });
 });

@@ -1,4 +1,5 @@
 import type { Summarizer } from '../contracts/summarizer.ts';
+import { foldedResultOrigin } from '../transcript/folded-result.ts';
 import {
   type Entry,
   entryText,
@@ -40,11 +41,18 @@ function batonLines(entry: Entry): string[] | undefined {
 /** One line per user request, tool call (with a one-line result) and assistant reply. */
 function sectionOf(entries: readonly Entry[]): SummarySection {
   const lines: SummaryLine[] = [];
-  const resultsByCall = new Map<string, { output: string; isError: boolean }>();
+  // Each call's result by its size and first line; a folded one by the result it stands for.
+  const resultsByCall = new Map<string, { chars: number; first: string; isError: boolean }>();
   for (const entry of entries) {
     for (const part of entry.parts) {
-      if (part.type === 'tool-result')
-        resultsByCall.set(part.callId, { output: outputText(part.output), isError: part.isError === true });
+      if (part.type !== 'tool-result') continue;
+      const output = outputText(part.output);
+      const folded = entry.meta?.synthetic === 'folded' ? foldedResultOrigin(output) : undefined;
+      resultsByCall.set(part.callId, {
+        chars: folded?.chars ?? output.length,
+        first: folded?.firstLine ?? firstLine(output, 120),
+        isError: part.isError === true,
+      });
     }
   }
   const assistantLines: SummaryLine[] = [];
@@ -69,7 +77,7 @@ function sectionOf(entries: readonly Entry[]): SummarySection {
       for (const call of toolCalls(entry)) {
         const result = resultsByCall.get(call.id);
         const outcome = result
-          ? `${result.isError ? 'error' : 'ok'}, ${result.output.length} chars: ${squash(firstLine(result.output, 120), 120)}`
+          ? `${result.isError ? 'error' : 'ok'}, ${result.chars} chars: ${squash(result.first, 120)}`
           : 'no result';
         add(`- Called ${call.name}(${squash(inputText(call.input), 120)}) -> ${outcome}`);
       }

@@ -1,8 +1,8 @@
 import { builtInStage, FreedTokens, type Stage } from '../../contracts/stage.ts';
 import type { FoldDecision } from '../../ledger/ledger.ts';
 import { outputMedia, splitOutputMedia } from '../../tokens/tool-output-media.ts';
-import { identifierIndex } from '../../transcript/identifiers.ts';
-import { type Entry, firstLine, outputText, type Part } from '../../transcript/transcript.ts';
+import { foldedResultText } from '../../transcript/folded-result.ts';
+import { type Entry, outputText, type Part } from '../../transcript/transcript.ts';
 import { recallRefHint, resultRef } from './spans.ts';
 import { supersededResults } from './superseded.ts';
 
@@ -21,15 +21,6 @@ const NOTICE_LINE_TOKENS = 40;
 /** What the model read of an output: its text, images and files marked by type (their base64 is not text to it). */
 const readableText = (output: unknown) =>
   typeof output === 'object' && output !== null ? splitOutputMedia(output).text : outputText(output);
-
-function placeholder(name: string, output: unknown, isError: boolean, ref: string, media: number): string {
-  const text = readableText(output);
-  const first = firstLine(text, 100);
-  const names = identifierIndex(text, first);
-  const images =
-    media > 0 ? `, ${media} image${media === 1 ? '' : 's'} or file${media === 1 ? '' : 's'}` : '';
-  return `[baton] Folded ${name} result (${text.length} chars${images}${isError ? ', error' : ''}). First line: "${first}".${names ? ` Names in it: ${names}.` : ''} Verbatim: ${recallRefHint(ref)}`;
-}
 
 /**
  * Stage 1: replaces consumed tool results older than the newest `keep` with a one-line
@@ -80,13 +71,13 @@ export function foldToolResults({ keep }: FoldToolResultsOptions = {}): Stage {
         return [
           {
             ...part,
-            output: placeholder(
-              part.name,
-              part.output,
-              part.isError === true,
-              resultRef(entry, part.callId),
+            output: foldedResultText({
+              name: part.name,
+              text: readableText(part.output),
+              isError: part.isError === true,
               media,
-            ),
+              recallHint: recallRefHint(resultRef(entry, part.callId)),
+            }),
           },
         ];
       });
