@@ -12,6 +12,7 @@ import {
   costMeter,
   createBaton,
   type Entry,
+  entryText,
   fromOpenAIChat,
   type OpenAIMessage,
   promptBlocks,
@@ -167,5 +168,13 @@ if (folded) {
   );
   console.log(`  ${JSON.stringify(folded.entry.parts[0]).slice(0, 140)}…`);
 }
-const opening = (await session.prepare({ entries: history })).entries.find((e) => e.role === 'user');
+const final = await session.prepare({ entries: history });
+const opening = final.entries.find((e) => e.role === 'user');
 console.log(`opening request still in context: ${JSON.stringify(opening?.parts[0])}`);
+// The summary the model reads: the digests and folded results it took in appear as the calls
+// they stood for, each result by its size and first line, not as Baton's headings.
+const summary = final.entries.find((e) => e.meta?.synthetic === 'summary');
+if (summary) {
+  console.log('summary in context (first lines):');
+  for (const row of entryText(summary).split('\n').slice(0, 8)) console.log(`  ${row.slice(0, 150)}`);
+}

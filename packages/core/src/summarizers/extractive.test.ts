@@ -33,6 +33,11 @@ describe('the extractive summary of a span Baton compacted before', () => {
   it("takes in digests, markers and earlier summaries by what they hold, not their headings as the user's words", async () => {
     const summaries = await summariesOfLongLoop();
     expect(summaries.length).toBeGreaterThan(3);
+    // Each heading counts the host messages its range holds, not the entries the span held.
+    for (const summary of summaries) {
+      const [, from, to, count] = /\(seq (\d+)-(\d+), (\d+) messages;/.exec(summary) ?? [];
+      expect(Number(count)).toBe(Number(to) - Number(from) + 1);
+    }
     const lines = summaries.flatMap((summary) => summary.split('\n').slice(1));
     // The summaries took in digests and summaries of earlier compactions and carried their calls on.
     expect(lines.filter((line) => line.startsWith('- Called read_file')).length).toBeGreaterThan(20);

@@ -15,6 +15,17 @@ export function seqRange(entries: readonly Entry[]): [number, number] {
   return [from, to];
 }
 
+/**
+ * How many host messages entries stand for: one each, and for a summary, digest or marker the
+ * range it replaced (host seqs are consecutive, so `to - from + 1`).
+ */
+export function messagesHeld(entries: readonly Entry[]): number {
+  return entries.reduce((sum, entry) => {
+    const span = entry.meta?.span;
+    return sum + (span ? span[1] - span[0] + 1 : 1);
+  }, 0);
+}
+
 /** The exact recall call that brings a range back, as the agent should type it. */
 export function recallRangeHint(from: number, to: number): string {
   return `recall({ "from": ${from}, "to": ${to} })`;

@@ -5,7 +5,7 @@ import { type Group, hasUnconsumedResults, isProtected } from '../../transcript/
 import { identifierIndex } from '../../transcript/identifiers.ts';
 import { type Entry, entryText } from '../../transcript/transcript.ts';
 import { describeError } from '../../util/errors.ts';
-import { recallRangeHint, replaceWith } from './spans.ts';
+import { messagesHeld, recallRangeHint, replaceWith } from './spans.ts';
 import { markerNames } from './truncate-oldest.ts';
 
 export interface SummarizeOptions {
@@ -128,7 +128,7 @@ export function summarize({ keepRecentGroups }: SummarizeOptions = {}): Stage {
         'summary',
         'user',
         ([from, to], spanEntries) =>
-          `${SUMMARY_HEADER} (seq ${from}-${to}, ${spanEntries.length} messages; ${recallRangeHint(from, to)} returns them verbatim):\n${summary}${names ? `\n${NAMES_PREFIX}${names}` : ''}`,
+          `${SUMMARY_HEADER} (seq ${from}-${to}, ${messagesHeld(spanEntries)} messages; ${recallRangeHint(from, to)} returns them verbatim):\n${summary}${names ? `\n${NAMES_PREFIX}${names}` : ''}`,
       );
       const saving = spanTokens - ctx.count(decision.entries[0]!);
       if (saving <= 0) continue;
