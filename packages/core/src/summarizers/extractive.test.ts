@@ -6,11 +6,16 @@ import { createEntry, type Entry, entryText, type SyntheticKind } from '../trans
 import { extractiveSummarizer } from './extractive.ts';
 import { DOCUMENT_HEADING, NAMES_PREFIX } from './summary-document.ts';
 
-/** An entry as a ladder stage writes it: Baton's text, marked synthetic. */
-const written = (seq: number, kind: SyntheticKind, text: string): Entry => ({
-  ...createEntry(seq, 'user', text),
-  meta: { synthetic: kind, span: [seq, seq + 9] },
+/** An entry as a ladder stage writes it: Baton's text, marked synthetic, standing for `span`. */
+const written = (span: [number, number], kind: SyntheticKind, text: string): Entry => ({
+  ...createEntry(span[0], 'user', text),
+  meta: { synthetic: kind, span },
 });
+
+const DIGEST = [
+  '[baton] Earlier tool calls (seq 13-20) condensed to one line each; recall({ "from": 13, "to": 20 }) returns them verbatim.',
+  '- read({"path":"a.ts"}) -> ok, 9 chars: export {} (names: a.ts)',
+].join('\n');
 
 /** Every summary Baton sent over a long tool loop, as the model read it. */
 async function summariesOfLongLoop(): Promise<string[]> {
@@ -35,11 +40,13 @@ describe('the extractive summary of a span Baton compacted before', () => {
     expect(summaries.length).toBeGreaterThan(3);
     // Each heading counts the host messages its range holds, not the entries the span held.
     for (const summary of summaries) {
-      const [, from, to, count] = /\(seq (\d+)-(\d+), (\d+) messages;/.exec(summary) ?? [];
-      expect(Number(count)).toBe(Number(to) - Number(from) + 1);
+      const heading = /\(seq (\d+)-(\d+), (\d+) messages;/.exec(summary);
+      expect(heading).not.toBeNull();
+      const [, from, to, count] = heading!.map(Number);
+      expect(count).toBe(to! - from! + 1);
     }
     const lines = summaries.flatMap((summary) => summary.split('\n').slice(1));
-    // The summaries took in digests and summaries of earlier compactions and carried their calls on.
+    // The summaries kept calls of every stretch, over compactions that took in earlier ones.
     expect(lines.filter((line) => line.startsWith('- Called read_file')).length).toBeGreaterThan(20);
     // No line repeats Baton's own wording: a heading read as the user's words, a folded result's line.
     expect(lines.filter((line) => line.includes('[baton]'))).toEqual([]);
@@ -49,7 +56,7 @@ describe('the extractive summary of a span Baton compacted before', () => {
 describe('the extractive summarizer', () => {
   it("keeps an earlier summary's lines, a digest's and a marker's none, and the user's own words", async () => {
     const earlier = written(
-      3,
+      [3, 12],
       'summary',
       [
         '[baton] Summary of earlier conversation (seq 3-12, 6 messages; recall({ "from": 3, "to": 12 }) returns them verbatim):',
@@ -60,22 +67,34 @@ describe('the extractive summarizer', () => {
         `${NAMES_PREFIX}src/date.ts, parseDate`,
       ].join('\n'),
     );
-    const digest = written(
-      13,
-      'digest',
-      '[baton] Earlier tool calls (seq 13-20) condensed to one line each; recall({ "from": 13, "to": 20 }) returns them verbatim.\n- read({"path":"a.ts"}) -> ok, 9 chars: export {}',
+    const digest = written([13, 20], 'digest', DIGEST);
+    const marker = written(
+      [21, 24],
+      'marker',
+      '[baton] 4 earlier messages (seq 21-24) were removed to fit the context window; names in them: b.ts; recall({ "from": 21, "to": 24 }) returns them verbatim.',
     );
-    const marker = written(21, 'marker', '[baton] 4 earlier messages dropped; names in them: b.ts');
     const summary = await extractiveSummarizer()({
-      entries: [earlier, digest, marker, createEntry(30, 'user', 'Now fix the time zone.')],
+      entries: [earlier, digest, marker, createEntry(25, 'user', 'Now fix the time zone.')],
       maxTokens: 400,
     });
     expect(summary.split('\n').slice(1)).toEqual([
-      '## seq 3-30',
+      '## seq 3-25',
       '- Called grep({"pattern":"parseDate"}) -> ok, 40 chars: src/date.ts:12',
       '- Assistant: parseDate drops the time zone.',
       '- User: Now fix the time zone.',
     ]);
+  });
+  it("keeps one line for a span of digests alone: the tools they called, to the end of the digest's range", async () => {
+    const digest = [
+      DIGEST,
+      '- read({"path":"b.ts"}) -> ok, 9 chars: export {}',
+      '- bash({"command":"npm test"}) -> error, 40 chars: FAIL (names: a.test.ts)',
+    ].join('\n');
+    const summary = await extractiveSummarizer()({
+      entries: [written([13, 20], 'digest', digest)],
+      maxTokens: 400,
+    });
+    expect(summary.split('\n').slice(1)).toEqual(['## seq 13-20', '- Called read x2, bash']);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Summarizer } from '../contracts/summarizer.ts';
+import { digestedCalls } from '../transcript/digest.ts';
 import { foldedResultOrigin } from '../transcript/folded-result.ts';
 import {
   type Entry,
@@ -22,12 +23,12 @@ import {
 const CHARS_PER_TOKEN = 3;
 
 /**
- * The lines an entry Baton wrote stands for, or undefined for any other entry: a digest's
- * calls, an earlier summary's lines (without its heading and its names line: the new summary
- * lists the span's names once); a truncation marker none (the summarize stage puts the names
- * it lists first in the names line, and the summary's heading recalls its range). Read as the
- * user's words, their headings became the weightiest lines of every later summary and carried
- * nothing but a seq range.
+ * The lines an entry Baton wrote stands for, or undefined for any other entry: an earlier
+ * summary's lines (without its heading and its names line: the new summary lists the span's
+ * names once); a digest or a truncation marker none (their names reach the names line under
+ * the summary, their range its recall call; a digest's calls stand in only for a span with
+ * nothing else to say, see `sectionOf`). Read as the user's words, their headings became the
+ * weightiest lines of every later summary and carried nothing but a seq range.
  */
 function batonLines(entry: Entry): string[] | undefined {
   const kind = entry.meta?.synthetic;
@@ -36,6 +37,17 @@ function batonLines(entry: Entry): string[] | undefined {
   const body = entryText(entry).split('\n').slice(1);
   if (body.at(-1)?.startsWith(NAMES_PREFIX)) body.pop();
   return parseSummary(body.join('\n')).flatMap((section) => section.lines.map((line) => line.text));
+}
+
+/** `read_file x5, bash x2`: each tool a digest's calls used, with how often, in order of first use. */
+function toolTally(calls: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const call of calls) {
+    const open = call.indexOf('(');
+    const name = open < 0 ? call : call.slice(0, open);
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return [...counts].map(([name, count]) => (count > 1 ? `${name} x${count}` : name)).join(', ');
 }
 
 /** One line per user request, tool call (with a one-line result) and assistant reply. */
@@ -83,10 +95,22 @@ function sectionOf(entries: readonly Entry[]): SummarySection {
       }
     }
   }
+  // A span of digests alone (the summarize stage takes them once they hold a summary's worth)
+  // keeps one line naming the tools called, so every stretch of the conversation keeps a line.
+  // Their calls themselves filled the summary to its bound for few names (measured 2026-12-03
+  // on 2,000 messages: 10-21% dearer at 32k, 0.5 points fewer references at 16k).
+  if (lines.length === 0) {
+    const calls = entries
+      .filter((entry) => entry.meta?.synthetic === 'digest')
+      .flatMap((entry) => digestedCalls(entryText(entry)));
+    if (calls.length > 0) add(`- Called ${toolTally(calls)}`);
+  }
   // The latest conclusions matter most for continuing the work.
   for (const line of assistantLines.slice(-3)) line.weight += 3;
-  const seqs = entries.map((e) => e.seq);
-  return { range: { from: Math.min(...seqs), to: Math.max(...seqs) }, lines };
+  // What Baton wrote stands for its whole range.
+  const from = Math.min(...entries.map((e) => e.meta?.span?.[0] ?? e.seq));
+  const to = Math.max(...entries.map((e) => e.meta?.span?.[1] ?? e.seq));
+  return { range: { from, to }, lines };
 }
 
 /**

@@ -1,9 +1,12 @@
 import { identifierIndex } from './identifiers.ts';
 import { firstLine } from './transcript.ts';
 
-/** A folded result as `foldedResultText` writes it: its size, then its first line in quotes. */
+/**
+ * A folded result as `foldedResultText` writes it: its size, its first line in quotes (taken
+ * greedily, so quotes and the line's own words inside it stay), the names, the recall call.
+ */
 const FOLDED =
-  /^\[baton\] Folded .+? result \((\d+) chars[^)]*\)\. First line: "(.*?)"\.(?= Names in it: | Verbatim: )/s;
+  /^\[baton\] Folded .+? result \((\d+) chars[^)]*\)\. First line: "(.*)"\.(?: Names in it: .*\.)? Verbatim: recall\(\{ "ref": .*\}\)$/;
 
 export interface FoldedResultInput {
   /** The tool's name. */

@@ -1,15 +1,6 @@
 import { builtInStage, FreedTokens, type Stage } from '../../contracts/stage.ts';
+import { digestLines } from '../../transcript/digest.ts';
 import type { Group } from '../../transcript/groups.ts';
-import { identifierIndex } from '../../transcript/identifiers.ts';
-import {
-  type Entry,
-  firstLine,
-  inputText,
-  outputText,
-  squash,
-  toolCalls,
-  toolResults,
-} from '../../transcript/transcript.ts';
 import { adjacentRuns, recallRangeHint, replaceWith } from './spans.ts';
 
 export interface DropStaleToolTrafficOptions {
@@ -18,28 +9,6 @@ export interface DropStaleToolTrafficOptions {
 }
 
 const PER_MESSAGE_COST = 4;
-
-/** One line per call: name, arguments digest, outcome. */
-export function digestLines(entries: readonly Entry[]): string[] {
-  const results = new Map<string, { text: string; isError: boolean }>();
-  for (const entry of entries) {
-    for (const r of toolResults(entry))
-      results.set(r.callId, { text: outputText(r.output), isError: r.isError === true });
-  }
-  const lines: string[] = [];
-  for (const entry of entries) {
-    for (const call of toolCalls(entry)) {
-      const result = results.get(call.id);
-      const shown = result ? squash(firstLine(result.text, 80), 80) : '';
-      const names = result ? identifierIndex(result.text, shown, 120) : '';
-      const outcome = result
-        ? `${result.isError ? 'error' : 'ok'}, ${result.text.length} chars: ${shown}${names ? ` (names: ${names})` : ''}`
-        : 'no result';
-      lines.push(`- ${call.name}(${squash(inputText(call.input), 100)}) -> ${outcome}`);
-    }
-  }
-  return lines;
-}
 
 /**
  * Stage 2: replaces old, consumed tool call/result groups with a one-line-per-call digest

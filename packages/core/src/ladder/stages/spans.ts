@@ -16,14 +16,23 @@ export function seqRange(entries: readonly Entry[]): [number, number] {
 }
 
 /**
- * How many host messages entries stand for: one each, and for a summary, digest or marker the
- * range it replaced (host seqs are consecutive, so `to - from + 1`).
+ * How many host messages entries stand for: the seqs they cover, each once (a summary, digest
+ * or marker covers the range it replaced); a placeholder Baton added for a missing result
+ * stands for none.
  */
 export function messagesHeld(entries: readonly Entry[]): number {
-  return entries.reduce((sum, entry) => {
-    const span = entry.meta?.span;
-    return sum + (span ? span[1] - span[0] + 1 : 1);
-  }, 0);
+  const ranges = entries
+    .filter((entry) => entry.meta?.synthetic !== 'missing-result')
+    .map((entry): [number, number] => entry.meta?.span ?? [entry.seq, entry.seq])
+    .sort((a, b) => a[0] - b[0]);
+  let held = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const [from, to] of ranges) {
+    if (to <= end) continue;
+    held += to - Math.max(from, end + 1) + 1;
+    end = to;
+  }
+  return held;
 }
 
 /** The exact recall call that brings a range back, as the agent should type it. */

@@ -2,7 +2,7 @@ import { builtInStage, FreedTokens, type Stage } from '../../contracts/stage.ts'
 import { type Group, hasUnconsumedResults, isProtected } from '../../transcript/groups.ts';
 import { identifierIndex } from '../../transcript/identifiers.ts';
 import { type Entry, entryText } from '../../transcript/transcript.ts';
-import { adjacentRuns, recallRangeHint, replaceWith } from './spans.ts';
+import { adjacentRuns, messagesHeld, recallRangeHint, replaceWith } from './spans.ts';
 
 const MARKER_NAMES = 'names in them: ';
 
@@ -67,7 +67,7 @@ export function truncateOldest(): Stage {
         replaceWith('truncate-oldest', run, 'marker', 'user', ([from, to], entries) => {
           // The names in what goes stay in sight, so a need to recall it shows.
           const names = identifierIndex(entries.map(entryText).join('\n'), '', 240);
-          return `[baton] ${entries.length} earlier messages (seq ${from}-${to}) were removed to fit the context window;${names ? ` ${MARKER_NAMES}${names};` : ''} ${recallRangeHint(from, to)} returns them verbatim.`;
+          return `[baton] ${messagesHeld(entries)} earlier messages (seq ${from}-${to}) were removed to fit the context window;${names ? ` ${MARKER_NAMES}${names};` : ''} ${recallRangeHint(from, to)} returns them verbatim.`;
         }),
       );
       return { decisions };
