@@ -171,8 +171,8 @@ if (folded) {
 const final = await session.prepare({ entries: history });
 const opening = final.entries.find((e) => e.role === 'user');
 console.log(`opening request still in context: ${JSON.stringify(opening?.parts[0])}`);
-// The summary the model reads: the digests and folded results it took in appear as the calls
-// they stood for, each result by its size and first line, not as Baton's headings.
+// The summary the model reads: each call by its result's size and first line (folded or not),
+// earlier summaries by their lines; Baton's own headings are not read as the user's words.
 const summary = final.entries.find((e) => e.meta?.synthetic === 'summary');
 if (summary) {
   console.log('summary in context (first lines):');

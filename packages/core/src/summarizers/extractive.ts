@@ -1,6 +1,7 @@
 import type { Summarizer } from '../contracts/summarizer.ts';
 import { digestedCalls } from '../transcript/digest.ts';
 import { foldedResultOrigin } from '../transcript/folded-result.ts';
+import { seqRange } from '../transcript/seq-ranges.ts';
 import {
   type Entry,
   entryText,
@@ -108,8 +109,7 @@ function sectionOf(entries: readonly Entry[]): SummarySection {
   // The latest conclusions matter most for continuing the work.
   for (const line of assistantLines.slice(-3)) line.weight += 3;
   // What Baton wrote stands for its whole range.
-  const from = Math.min(...entries.map((e) => e.meta?.span?.[0] ?? e.seq));
-  const to = Math.max(...entries.map((e) => e.meta?.span?.[1] ?? e.seq));
+  const [from, to] = seqRange(entries);
   return { range: { from, to }, lines };
 }
 

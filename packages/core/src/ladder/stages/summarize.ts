@@ -3,9 +3,10 @@ import type { ReplaceDecision } from '../../ledger/ledger.ts';
 import { NAMES_PREFIX } from '../../summarizers/summary-document.ts';
 import { type Group, hasUnconsumedResults, isProtected } from '../../transcript/groups.ts';
 import { identifierIndex } from '../../transcript/identifiers.ts';
+import { messagesHeld } from '../../transcript/seq-ranges.ts';
 import { type Entry, entryText } from '../../transcript/transcript.ts';
 import { describeError } from '../../util/errors.ts';
-import { messagesHeld, recallRangeHint, replaceWith } from './spans.ts';
+import { recallRangeHint, replaceWith } from './spans.ts';
 import { markerNames } from './truncate-oldest.ts';
 
 export interface SummarizeOptions {

@@ -1,8 +1,9 @@
 import { builtInStage, FreedTokens, type Stage } from '../../contracts/stage.ts';
 import { type Group, hasUnconsumedResults, isProtected } from '../../transcript/groups.ts';
 import { identifierIndex } from '../../transcript/identifiers.ts';
+import { messagesHeld } from '../../transcript/seq-ranges.ts';
 import { type Entry, entryText } from '../../transcript/transcript.ts';
-import { adjacentRuns, messagesHeld, recallRangeHint, replaceWith } from './spans.ts';
+import { adjacentRuns, recallRangeHint, replaceWith } from './spans.ts';
 
 const MARKER_NAMES = 'names in them: ';
 

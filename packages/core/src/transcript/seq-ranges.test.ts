@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createEntry, type Entry } from '../../transcript/transcript.ts';
-import { messagesHeld } from './spans.ts';
+import { messagesHeld } from './seq-ranges.ts';
+import { createEntry, type Entry } from './transcript.ts';
 
 const standingFor = (seq: number, span: [number, number], kind: 'summary' | 'digest'): Entry => ({
   ...createEntry(seq, 'user', `[baton] ${kind}`),
