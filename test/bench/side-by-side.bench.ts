@@ -33,6 +33,7 @@ import {
   type Store,
   type Summarizer,
   TokenCounter,
+  type ToolSchema,
   tiktokenTokenizer,
   tokenPricing,
   withBreakpoints,
@@ -47,6 +48,7 @@ import {
 import { batonMiddleware, toEntries as fromLangChain } from '@baton/langgraph';
 import { batonProcessor } from '@baton/mastra';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import { TokenLimiterProcessor, ToolCallFilter } from '@mastra/core/processors';
 import { RequestContext } from '@mastra/core/request-context';
 import { generateText, type ModelMessage, pruneMessages, wrapLanguageModel } from 'ai';
@@ -56,6 +58,7 @@ import {
   contextEditingMiddleware,
   countTokensApproximately,
   createAgent,
+  createMiddleware,
   fakeModel,
   summarizationMiddleware,
 } from 'langchain';
@@ -98,6 +101,11 @@ const toPrompt = toModelPrompt;
 
 interface Conversation {
   send(history: readonly OpenAIMessage[]): Promise<Entry[]>;
+  /**
+   * The tool definitions the last request carried, when the variant adds any: the provider
+   * bills them before the system prompt, on every call (a middleware's own tools included).
+   */
+  tools?(): readonly ToolSchema[];
   /** Calls so far that compacted (Baton's engine: a call where a stage ran), when the policy compacts. */
   compactions?(): number;
 }
@@ -221,13 +229,34 @@ function meteredExtractive(meter: SummaryMeter): Summarizer {
 
 function langChainAgent(middleware: unknown[], thread: string): Conversation {
   let sent: BaseMessage[] = [];
+  let tools: ToolSchema[] = [];
   const model = fakeModel();
   for (let i = 0; i < 100_000; i++)
     model.respond((messages: BaseMessage[]) => {
       sent = messages;
       return new AIMessage('ok');
     });
-  const agent = createAgent({ model, tools: [], middleware: middleware as never[] });
+  // Innermost: the tools of the request the model is called with (`batonMiddleware` adds
+  // notes, compact and recall to every request), as the provider receives their schemas.
+  const requestTools = createMiddleware({
+    name: 'BenchRequestTools',
+    wrapModelCall: (request, handler) => {
+      tools = request.tools.map((tool) => {
+        const { name, description, schema } = tool as {
+          name: string;
+          description?: string;
+          schema?: unknown;
+        };
+        return {
+          name,
+          ...(description ? { description } : {}),
+          ...(schema ? { inputSchema: toJsonSchema(schema as Parameters<typeof toJsonSchema>[0]) } : {}),
+        };
+      });
+      return handler(request);
+    },
+  });
+  const agent = createAgent({ model, tools: [], middleware: [...middleware, requestTools] as never[] });
   // A thread keeps its message objects (and the ids LangGraph gives them) from step to step.
   const converted = new WeakMap<OpenAIMessage, BaseMessage>();
   const asLangChain = (m: OpenAIMessage) => {
@@ -243,6 +272,7 @@ function langChainAgent(middleware: unknown[], thread: string): Conversation {
       await agent.invoke({ messages: history.map(asLangChain) }, { configurable: { thread_id: thread } });
       return fromLangChain(sent);
     },
+    tools: () => tools,
   };
 }
 
@@ -526,15 +556,18 @@ const billAll = (meters: Meters, call: Parameters<CostMeter['bill']>[0]) => {
 };
 /**
  * What the model received, as billed blocks with Baton's breakpoints: the stable prefix's end and
- * the newest message before Baton's notices (the last message when it is them).
+ * the newest message before Baton's notices (the last message when it is them). Tool definitions
+ * come first, as providers bill them: a breakpoint after them caches them too.
  */
-function sentBlocks(sent: readonly Entry[]) {
+function sentBlocks(sent: readonly Entry[], tools: readonly ToolSchema[] = []) {
   const last = sent.at(-1)?.parts[0];
   const notices =
     sent.at(-1)?.role === 'user' && last?.type === 'text' && last.text.startsWith(NOTICES_HEADING);
+  const definitions = JSON.stringify(tools);
+  const head = tools.length > 0 ? [{ id: `tools:${definitions}`, tokens: counter.rawTools(tools) }] : [];
   return withBreakpoints(
-    promptBlocks({ entries: sent }, counter),
-    batonBreakpointPositions({ entries: notices ? sent.slice(0, -1) : sent }),
+    [...head, ...promptBlocks({ entries: sent }, counter)],
+    batonBreakpointPositions({ entries: notices ? sent.slice(0, -1) : sent }).map((at) => at + head.length),
   );
 }
 let summaryPrompts = 0;
@@ -688,9 +721,10 @@ async function replayAll(
         });
       }
       r.calls++;
-      const tokens = exact(sent);
+      const tools = conversation.tools?.() ?? [];
+      const tokens = exact(sent) + counter.rawTools(tools);
       r.billed += tokens;
-      billAll(meters, { prompt: sentBlocks(sent), outputTokens: counter.raw(entries[i]!), at });
+      billAll(meters, { prompt: sentBlocks(sent, tools), outputTokens: counter.raw(entries[i]!), at });
       if (tokens > BUDGET) r.over++;
       for (const reference of retention.record(i, promptText({ entries: sent }), {
         overBudget: tokens > BUDGET,
