@@ -49,6 +49,9 @@ const agent = createAgent({
   systemPrompt: 'You investigate incidents from logs.',
   middleware: [
     batonMiddleware({
+      // With a real chat model the window and the output reservation come from it; a middleware
+      // cannot lower the max_tokens it sends, so set maxTokens on the model to any reserveOutput
+      // you give here: new ChatAnthropic({ model: 'claude-sonnet-4-5', maxTokens: 4_000 }).
       contextWindow: 8_000,
       onEvent: (e) => {
         if (e.type === 'stage-completed')

@@ -60,3 +60,69 @@ describe('@langchain/anthropic on a 200k window, the model named once (in ChatAn
       expect(Math.max(...requests.map((r) => r.inputTokens))).toBeGreaterThan(100_000);
     }, 120_000);
 });
+
+describe('reserveOutput below the max_tokens ChatAnthropic sends, which batonMiddleware cannot lower', () => {
+  const SMALL = 32_000;
+  const RESERVE = 4_000;
+  const LOOP = 30;
+  function agentOn(
+    wire: ReturnType<typeof anthropicWire>,
+    maxTokens: number | undefined,
+    events: BatonEvent[],
+  ) {
+    const readFile = tool(
+      async ({ path }: { path: string }) => `// ${path}\n${filler(12_000, path.length)}`,
+      {
+        name: 'read_file',
+        description: 'Reads a file of the repository',
+        schema: z.object({ path: z.string() }),
+      },
+    );
+    return createAgent({
+      model: new ChatAnthropic({
+        model: 'claude-sonnet-4-5',
+        apiKey: 'test-key',
+        ...(maxTokens ? { maxTokens } : {}),
+        clientOptions: { fetch: wire.fetch },
+      }),
+      tools: [readFile],
+      middleware: [
+        batonMiddleware({ contextWindow: SMALL, reserveOutput: RESERVE, onEvent: (e) => events.push(e) }),
+      ],
+      checkpointer: new MemorySaver(),
+      store: new InMemoryStore(),
+    });
+  }
+  const script = ({ index }: { index: number }) =>
+    index < LOOP - 1
+      ? { calls: [{ name: 'read_file', input: { path: `src/f${index}.ts` } }] }
+      : { text: 'done' };
+  const run = (agent: ReturnType<typeof agentOn>) =>
+    agent.invoke(
+      { messages: [new HumanMessage('Read every file of src/, then say done.')] },
+      { configurable: { thread_id: 'reserve' }, recursionLimit: 200 },
+    );
+
+  it('refuses the first call, saying what to change, before anything is sent', async () => {
+    // ChatAnthropic's own 16,384: reserving 4,000 would let input + max_tokens pass the window.
+    const wire = anthropicWire({ contextWindow: SMALL, script });
+    await expect(run(agentOn(wire, undefined, []))).rejects.toThrow(
+      /reserveOutput \(4000\) is below this call's output limit \(16384 tokens\).*set maxTokens on the model.*or raise reserveOutput to 16384/,
+    );
+    expect(wire.requests).toEqual([]);
+  });
+
+  it('with maxTokens on the model at the reservation, input + max_tokens stays within the window in every request', async () => {
+    const wire = anthropicWire({ contextWindow: SMALL, script });
+    const events: BatonEvent[] = [];
+    const state = await run(agentOn(wire, RESERVE, events));
+    const last = state.messages.at(-1);
+    expect(last instanceof AIMessage ? last.text : '').toBe('done');
+    expect(wire.requests).toHaveLength(LOOP);
+    for (const r of wire.requests) expect(r.maxOutputTokens).toBe(RESERVE);
+    expect(wire.requests.filter((r) => r.refused)).toEqual([]);
+    expect(wire.requests.filter((r) => r.inputTokens + (r.maxOutputTokens ?? 0) > SMALL)).toEqual([]);
+    // The loop outgrew the window: what kept it within was Baton compacting.
+    expect(events.some((e) => e.type === 'stage-completed')).toBe(true);
+  }, 60_000);
+});

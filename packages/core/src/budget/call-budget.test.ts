@@ -78,6 +78,29 @@ describe('the output reservation of a call', () => {
     expect(budgetOf({}, ANTHROPIC).outputCap).toBeUndefined();
   });
 
+  it('refuses a limit the host cannot lower where reserving it cannot keep input + limit within the window', () => {
+    const bound = { ...ANTHROPIC, cannotCapOutput: 'set maxTokens on the model' };
+    // The option below what the request will carry: reserving less would let input + max_tokens
+    // exceed the window, so the option cannot be kept; the message says both ways out.
+    const below = () =>
+      budgetOf({ contextWindow: 100_000, reserveOutput: 4_000 }, { ...bound, maxOutputTokens: 16_384 });
+    expect(below).toThrow(BatonConfigError);
+    expect(below).toThrow(
+      "[baton] [budget] reserveOutput (4000) is below this call's output limit (16384 tokens), so input + output limit could exceed the 100000-token window of 'claude-sonnet-4-5'; the adapter cannot lower it: set maxTokens on the model, or raise reserveOutput to 16384",
+    );
+    // The provider's default no smaller than the window: no reservation can hold it.
+    expect(() => budgetOf({ contextWindow: 32_000 }, bound)).toThrow(
+      "[baton] [budget] this call's output limit (64000 tokens) leaves no room for the prompt in the 32000-token window of 'claude-sonnet-4-5'; the adapter cannot lower it: set maxTokens on the model",
+    );
+    // ... nor the call's own limit; and with the option at or above the request's limit, it is kept.
+    expect(() => budgetOf({ contextWindow: 8_000 }, { ...bound, maxOutputTokens: 16_384 })).toThrow(
+      /output limit \(16384 tokens\) leaves no room .*set maxTokens on the model$/,
+    );
+    expect(
+      budgetOf({ contextWindow: 100_000, reserveOutput: 16_384 }, { ...bound, maxOutputTokens: 16_384 }),
+    ).toMatchObject({ reserveOutput: 16_384, source: 'option' });
+  });
+
   it('takes the window and prices from the call model, an explicit option winning', () => {
     expect(budgetOf({}, { modelId: 'claude-opus-4-5' })).toMatchObject({
       model: 'claude-opus-4-5',

@@ -34,7 +34,11 @@ const DEFAULT_FITS = 0.5;
  * it leaves at least half the window to the prompt; else Baton's default (the model's limit, at
  * most 16,384 and 20% of the window), with the request's limit capped to it where the adapter
  * can (or the provider's default reserved where it cannot). Input + the request's limit then
- * never exceeds the window. Throws `BatonModelError` when no window is known.
+ * never exceeds the window. Throws `BatonModelError` when no window is known, and
+ * `BatonConfigError` when the request's limit cannot be honoured: it leaves no room for the
+ * prompt, or it is above `reserveOutput` where the adapter cannot lower it (`cannotCapOutput`;
+ * reserving less than the request asks would let input + max_tokens exceed the window, which
+ * the provider refuses).
  *
  * @example
  * resolveCallBudget(settings, { modelId: 'claude-sonnet-4-5', provider: 'anthropic.messages' });
@@ -51,25 +55,44 @@ export function resolveCallBudget(settings: BatonSettings, call: CallOutput): Ca
     call.maxOutputTokens === undefined && call.provider && call.modelId
       ? providerOutputDefault(call.provider, call.modelId)
       : undefined;
-  const tooLarge = (limit: number, field: string) => {
+  const inWindow = `the ${window}-token window${model ? ` of '${model}'` : ''}`;
+  // Where the adapter cannot lower the request's limit, its reason says what the user can do.
+  const fix =
+    call.cannotCapOutput === undefined ? '' : `; the adapter cannot lower it: ${call.cannotCapOutput}`;
+  const tooLarge = (limit: number, field: 'reserveOutput' | 'maxOutputTokens') => {
     if (limit >= window)
       throw new BatonConfigError(
-        `[baton] [budget] ${field} (${limit}) leaves no room for the prompt in the ${window}-token window${model ? ` of '${model}'` : ''}`,
+        field === 'reserveOutput'
+          ? `[baton] [budget] reserveOutput (${limit}) leaves no room for the prompt in ${inWindow}`
+          : `[baton] [budget] this call's output limit (${limit} tokens) leaves no room for the prompt in ${inWindow}${fix}`,
         [field],
       );
     return limit;
   };
   // The default cannot fit: the request carries `cap` instead where the adapter can lower it.
-  const capped = (requested: number, cap: number, source: CallBudget['source']): CallBudget =>
-    call.cannotCapOutput === undefined
-      ? { ...budget, reserveOutput: cap, source, outputCap: cap, unfitDefault: { requested, applied: true } }
-      : {
-          ...budget,
-          ...(source === 'option' || requested >= window
-            ? { reserveOutput: cap, source }
-            : { reserveOutput: requested, source: 'provider-default' as const }),
-          unfitDefault: { requested, applied: false, reason: call.cannotCapOutput },
-        };
+  // Where it cannot, the request keeps its limit: reserved when the prompt still has room, else
+  // refused (an explicit reserveOutput below it cannot be kept either).
+  const capped = (requested: number, cap: number, source: CallBudget['source']): CallBudget => {
+    if (call.cannotCapOutput === undefined)
+      return {
+        ...budget,
+        reserveOutput: cap,
+        source,
+        outputCap: cap,
+        unfitDefault: { requested, applied: true },
+      };
+    if (source === 'option')
+      throw new BatonConfigError(
+        `[baton] [budget] reserveOutput (${cap}) is below this call's output limit (${requested} tokens), so input + output limit could exceed ${inWindow}${fix}${requested < window ? `, or raise reserveOutput to ${requested}` : ''}`,
+        ['reserveOutput'],
+      );
+    return {
+      ...budget,
+      reserveOutput: tooLarge(requested, 'maxOutputTokens'),
+      source: 'provider-default',
+      unfitDefault: { requested, applied: false, reason: call.cannotCapOutput },
+    };
+  };
 
   if (given.reserveOutput !== undefined) {
     const reserve = tooLarge(given.reserveOutput, 'reserveOutput');
