@@ -172,7 +172,7 @@ describe('baton tune', () => {
       [['--grid', 'compactAt=0.7,x'], '--grid: compactAt: expected numbers'],
       [
         ['--grid', 'compactAt=1.5'],
-        '--grid: compactAt=1.5 fits no combination: compactAt: compactAt must be <= 1',
+        '--grid: compactAt=1.5 fits no combination: compactAt: expected a share of the input budget in (0, 1], e.g. 0.8 for 80%, received 1.5',
       ],
       [['--grid', 'targetAt=0.9'], '--grid: targetAt=0.9 fits no combination'],
       [['--compact-at', '0.9'], 'tune does not take --compact-at'],

@@ -32,11 +32,17 @@ describe('createBaton options', () => {
   });
 
   it('names the field and the accepted values', () => {
-    expect(fails({ model: 'gpt-4o', compactAt: 1.5 })).toMatch(/\[baton\] \[options\] compactAt: .*<= 1/);
+    // A percentage where a share is meant: what it accepts, and what it was given.
+    expect(fails({ model: 'gpt-4o', compactAt: 80 })).toBe(
+      '[baton] [options] compactAt: expected a share of the input budget in (0, 1], e.g. 0.8 for 80%, received 80',
+    );
+    expect(fails({ model: 'gpt-4o', minCompactionGain: 1 })).toMatch(
+      /minCompactionGain: .*\[0, 1\).*received 1$/,
+    );
     expect(fails({ model: 'gpt-4o', tokenizer: 'p50k' })).toMatch(/tokenizer/);
     expect(fails({ model: 'gpt-4o', keep: -1 })).toMatch(/keep/);
     expect(fails({ model: 'gpt-4o', keepRecentGroups: 2.5 })).toBe(
-      '[baton] [options] keepRecentGroups: expected a whole number',
+      '[baton] [options] keepRecentGroups: expected a whole number, received 2.5',
     );
     expect(fails({ model: 'gpt-4o', compactat: 0.7 })).toMatch(
       /unknown option.*'compactat'.*accepted: .*compactAt/,

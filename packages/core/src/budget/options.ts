@@ -14,11 +14,9 @@ import type { Entry } from '../transcript/transcript.ts';
 import { BatonConfigError } from '../util/errors.ts';
 import { defaultReserve, type GivenWindow, modelInfo, type WindowOptions, windowFields } from './window.ts';
 
-const ratio = (field: string) =>
-  z
-    .number({ error: `expected a number in (0, 1]` })
-    .gt(0, `${field} must be > 0`)
-    .lte(1, `${field} must be <= 1`);
+/** Thresholds are shares of the input budget; a percentage (80) is the likely mistake. */
+const SHARE = 'expected a share of the input budget in (0, 1], e.g. 0.8 for 80%';
+const ratio = () => z.number({ error: SHARE }).gt(0, SHARE).lte(1, SHARE);
 const positiveInt = z
   .number({ error: 'expected a positive integer' })
   .int('expected an integer')
@@ -49,10 +47,10 @@ export const optionsSchema = z
     model: z.string().min(1).optional(),
     contextWindow: positiveInt.optional(),
     reserveOutput: z.number().int().nonnegative().optional(),
-    warnAt: ratio('warnAt').optional(),
-    compactAt: ratio('compactAt').default(0.8),
-    targetAt: ratio('targetAt').optional(),
-    truncateAt: ratio('truncateAt').optional(),
+    warnAt: ratio().optional(),
+    compactAt: ratio().default(0.8),
+    targetAt: ratio().optional(),
+    truncateAt: ratio().optional(),
     keep: z.number().int().nonnegative().default(3),
     /**
      * Least share of the input budget a compaction the backstop starts must free, or its
@@ -63,9 +61,9 @@ export const optionsSchema = z
      * and prompts over the budget are not gated.
      */
     minCompactionGain: z
-      .number({ error: 'expected a number in [0, 1)' })
-      .min(0, 'minCompactionGain must be >= 0')
-      .lt(1, 'minCompactionGain must be < 1')
+      .number({ error: 'expected a share of the input budget in [0, 1), e.g. 0.3' })
+      .min(0, 'expected a share of the input budget in [0, 1), e.g. 0.3')
+      .lt(1, 'expected a share of the input budget in [0, 1), e.g. 0.3')
       .default(0.3),
     /**
      * Session objects kept in memory, least recently used dropped first (their ledger, state
@@ -212,7 +210,17 @@ export type BatonSettings = Omit<ResolvedOptions, WindowField> &
     readonly given: GivenWindow;
   };
 
-function formatIssues(error: z.ZodError): BatonConfigError {
+/** The value at `path` of what the caller passed, for the message. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function formatIssues(error: z.ZodError, input: unknown): BatonConfigError {
   const fields: string[] = [];
   const lines = error.issues.map((issue) => {
     const field = issue.path.length > 0 ? issue.path.join('.') : '(options)';
@@ -220,12 +228,17 @@ function formatIssues(error: z.ZodError): BatonConfigError {
     if (issue.code === 'unrecognized_keys') {
       return `unknown option(s) ${issue.keys.map((k) => `'${k}'`).join(', ')}; accepted: ${Object.keys(optionsSchema.shape).join(', ')}`;
     }
-    if (issue.code === 'invalid_value') {
-      return `${field}: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-    }
-    // zod says "expected int, received number" of 2.5: the number is what it was given.
-    if (issue.code === 'invalid_type' && issue.expected === 'int') return `${field}: expected a whole number`;
-    return `${field}: ${issue.message}`;
+    const expected =
+      issue.code === 'invalid_value'
+        ? `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`
+        : // zod says "expected int, received number" of 2.5: the number is what it was given.
+          issue.code === 'invalid_type' && issue.expected === 'int'
+          ? 'expected a whole number'
+          : issue.message;
+    // A plain value the caller gave is shown as given (`received 80` where 0.8 was meant).
+    const given = valueAt(input, issue.path);
+    const shown = ['number', 'string', 'boolean'].includes(typeof given) && !expected.includes('received');
+    return `${field}: ${expected}${shown ? `, received ${JSON.stringify(given)}` : ''}`;
   });
   return new BatonConfigError(`[baton] [options] ${lines.join('; ')}`, fields);
 }
@@ -239,7 +252,7 @@ export function resolveOptions(options: BatonOptions): BatonSettings {
     throw new BatonConfigError('[baton] [options] expected an options object, e.g. { model: "gpt-4o" }');
   }
   const parsed = optionsSchema.safeParse(options);
-  if (!parsed.success) throw formatIssues(parsed.error);
+  if (!parsed.success) throw formatIssues(parsed.error, options);
   // Unset thresholds follow a moved compactAt, so `{ compactAt: 0.5 }` alone is valid.
   const compactAt = parsed.data.compactAt;
   const o = {

@@ -2,7 +2,7 @@ import type { z } from 'zod/v4';
 
 /**
  * Thrown synchronously at the boundary when options are invalid. The message names the
- * field and what it accepts, e.g. `[baton] [options] compactAt: expected a number in (0, 1], received 1.5`.
+ * field and what it accepts, e.g. `[baton] [options] compactAt: expected a share of the input budget in (0, 1], e.g. 0.8 for 80%, received 80`.
  */
 export class BatonConfigError extends Error {
   override readonly name: string = 'BatonConfigError';
@@ -31,7 +31,9 @@ export class BatonSessionError extends BatonConfigError {
  * known for a call: `createBaton` was given neither `contextWindow` nor `model`, and the model
  * the call goes to is not in the catalog (or the host's call names none). The message says how
  * to pass the window, e.g. `[baton] [budget] model 'my-llm' is not in the catalog: pass
- * contextWindow (tokens) to createBaton, or add it with the catalog option`.
+ * contextWindow (tokens) in Baton's options, or describe the model with the catalog option`.
+ * Baton's options are the same whichever factory takes them (`createBaton`, `batonMiddleware`,
+ * `batonProcessor`), so the message names none.
  */
 export class BatonModelError extends BatonConfigError {
   override readonly name = 'BatonModelError';
@@ -40,8 +42,8 @@ export class BatonModelError extends BatonConfigError {
   constructor(model: string | undefined, provider?: string) {
     super(
       model
-        ? `[baton] [budget] model '${model}'${provider ? ` (provider ${provider})` : ''} is not in the catalog: pass contextWindow (tokens) to createBaton, or add it with the catalog option, e.g. createBaton({ catalog: { '${model}': { contextWindow: 128000, encoding: 'o200k_base' } } })`
-        : "[baton] [budget] no context window for this call: the call names no model Baton can read; pass contextWindow (tokens) or model to createBaton, e.g. createBaton({ model: 'gpt-4o' })",
+        ? `[baton] [budget] model '${model}'${provider ? ` (provider ${provider})` : ''} is not in the catalog: pass contextWindow (tokens) in Baton's options, or describe the model with the catalog option, e.g. { catalog: { '${model}': { contextWindow: 128000, encoding: 'o200k_base' } } }`
+        : "[baton] [budget] no context window for this call: the call names no model Baton can read; pass contextWindow (tokens) or model in Baton's options, e.g. { model: 'gpt-4o' } or { contextWindow: 128000 }",
       ['contextWindow'],
     );
     this.model = model;
