@@ -270,6 +270,29 @@ describe('the baton binary', () => {
     expect(result.stdout).toMatch(/read\s+[\d,]+ tokens = [\d.]+% of the budget/);
   });
 
+  it('inspects: columns stay aligned past long tool names (MCP tools)', async () => {
+    const mcp = 'mcp__context7__get-library-docs-for-a-long-name';
+    const call = (id: string, name: string) => [
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id, type: 'function', function: { name, arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: id, content: page(id.length) },
+    ];
+    const messages = [{ role: 'user', content: 'Look it up.' }, ...call('a', 'Grep'), ...call('b', mcp)];
+    const result = await baton('inspect', file('mcp.json', { messages }), '--window', '32k');
+    expect(result.code).toBe(0);
+    const rows = result.stdout.split('\n').filter((line) => / calls /.test(line));
+    expect(rows).toHaveLength(2);
+    expect(rows.map((row) => row.indexOf(' calls '))).toEqual([
+      rows[1]!.indexOf(' calls '),
+      rows[1]!.indexOf(' calls '),
+    ]);
+    const pinning = result.stdout.split('\n').filter((line) => / tokens = /.test(line));
+    expect(new Set(pinning.map((row) => row.indexOf(' tokens = '))).size).toBe(1);
+  });
+
   it('writes a self-contained HTML report and keeps its archive in a SQLite store', async () => {
     const report = join(dir, 'report.html');
     const db = join(dir, 'replay.db');

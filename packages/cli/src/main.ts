@@ -148,6 +148,8 @@ function runInspect(file: string, values: Record<string, string | undefined>, io
   const window = resolveCallBudget(options, {});
   const inputBudget = window.contextWindow - window.reserveOutput;
   const report = inspectTranscript(transcript.entries, options.tokenizer, inputBudget, options.opaqueTokens);
+  // Tool names run long (MCP's `mcp__server__tool`): the column is as wide as the longest.
+  const toolWidth = Math.max(24, ...report.byTool.map((t) => printable(t.tool).length));
   const lines = [
     `${printable(basename(file))}: ${FORMATS[transcript.format]}${transcript.thread ? `, thread ${printable(transcript.thread)}` : ''}`,
     `${report.messages} messages, ${fmt(report.total)} tokens (${options.tokenizer.name}); input budget ${fmt(inputBudget)}`,
@@ -161,7 +163,7 @@ function runInspect(file: string, values: Record<string, string | undefined>, io
     'by tool (results):',
     ...report.byTool.map(
       (t) =>
-        `  ${printable(t.tool).padEnd(24)} ${String(t.calls).padStart(5)} calls ${fmt(t.resultTokens).padStart(10)} tokens, largest ${fmt(t.largest)}`,
+        `  ${printable(t.tool).padEnd(toolWidth)} ${String(t.calls).padStart(5)} calls ${fmt(t.resultTokens).padStart(10)} tokens, largest ${fmt(t.largest)}`,
     ),
     '',
     'largest messages:',
@@ -173,7 +175,7 @@ function runInspect(file: string, values: Record<string, string | undefined>, io
     'pinning a tool keeps all its results verbatim; it would take:',
     ...report.pinning.map(
       (p) =>
-        `  ${printable(p.tool).padEnd(24)} ${fmt(p.tokens).padStart(10)} tokens = ${(100 * p.shareOfBudget).toFixed(1)}% of the budget${p.shareOfBudget > 0.5 ? ' (too much to pin)' : ''}`,
+        `  ${printable(p.tool).padEnd(toolWidth)} ${fmt(p.tokens).padStart(10)} tokens = ${(100 * p.shareOfBudget).toFixed(1)}% of the budget${p.shareOfBudget > 0.5 ? ' (too much to pin)' : ''}`,
     ),
   ];
   io.out(`${readNotes(transcript)}${lines.join('\n')}\n`);
