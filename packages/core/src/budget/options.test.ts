@@ -94,6 +94,20 @@ describe('model catalog', () => {
     expect(lookupModel('unknown')).toBeUndefined();
   });
 
+  it('reads the dotted versions of AI Gateway and OpenRouter ids as the provider ids they name', () => {
+    // `anthropic/claude-sonnet-4.5` is how the AI Gateway (a plain model string in the AI SDK)
+    // and OpenRouter name Anthropic's `claude-sonnet-4-5`: without a window option, an unknown id
+    // would refuse every call.
+    expect(lookupModel('anthropic/claude-sonnet-4.5')).toBe(lookupModel('claude-sonnet-4-5'));
+    expect(lookupModel('anthropic/claude-haiku-4.5')).toBe(lookupModel('claude-haiku-4-5'));
+    expect(lookupModel('anthropic/claude-opus-4.6')?.contextWindow).toBe(1_000_000);
+    expect(lookupModel('anthropic/claude-3.7-sonnet')?.contextWindow).toBe(200_000);
+    // Ids with a dot of their own match as they are.
+    expect(lookupModel('openai/gpt-4.1')?.contextWindow).toBe(1_047_576);
+    expect(lookupModel('google/gemini-2.5-flash-lite')?.pricing?.input).toBe(0.1);
+    expect(createBaton({ model: 'anthropic/claude-sonnet-4.5' }).options.contextWindow).toBe(200_000);
+  });
+
   it('carries prices with cache read and write, and no discount where the registry lists none', () => {
     expect(lookupModel('claude-sonnet-4')?.pricing).toEqual({
       input: 3,

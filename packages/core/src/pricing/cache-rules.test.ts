@@ -182,6 +182,10 @@ describe('cacheRulesFor', () => {
     expect(cacheRulesFor('claude-sonnet-4-5')).toMatchObject({ kind: 'breakpoints', minTokens: 1_024 });
     expect(cacheRulesFor('anthropic/claude-opus-4-5-20251101')).toMatchObject({ minTokens: 4_096 });
     expect(cacheRulesFor('claude-3-5-haiku-latest')).toMatchObject({ minTokens: 2_048 });
+    // The AI Gateway's and OpenRouter's dotted versions name the same models.
+    expect(cacheRulesFor('anthropic/claude-haiku-4.5')).toMatchObject({ minTokens: 4_096 });
+    expect(cacheRulesFor('anthropic/claude-3.5-haiku')).toMatchObject({ minTokens: 2_048 });
+    expect(cacheRulesFor('anthropic/claude-sonnet-4.5')).toMatchObject({ minTokens: 1_024 });
     expect(cacheRulesFor('gpt-4o')).toMatchObject({ kind: 'automatic', provider: 'openai', increment: 128 });
     expect(cacheRulesFor('gemini-2.5-flash')).toEqual(geminiCacheRules({ minTokens: 2_048 }));
     expect(cacheRulesFor('gemini-1.5-pro')?.kind).toBe('none');

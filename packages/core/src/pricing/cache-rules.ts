@@ -171,7 +171,7 @@ export function prefixCacheRules({ minTokens = 0 }: { minTokens?: number } = {})
 
 /** The minimum Anthropic caches per model family (the first match wins). */
 const ANTHROPIC_MINIMUM: ReadonlyArray<readonly [RegExp, number]> = [
-  [/opus-4-[56]|haiku-4-5|opus-4\.[56]|haiku-4\.5/, 4_096],
+  [/opus-4-[56]|haiku-4-5/, 4_096],
   [/haiku-3|3-5-haiku|3-haiku/, 2_048],
 ];
 
@@ -201,7 +201,9 @@ function geminiMinimum(model: string): number | undefined {
 export function cacheRulesFor(model: string): CacheRules | undefined {
   const name = model.toLowerCase().replace(/^.*\//, '');
   if (name.includes('claude')) {
-    const minimum = ANTHROPIC_MINIMUM.find(([pattern]) => pattern.test(name))?.[1];
+    // The AI Gateway and OpenRouter write versions with a dot (`claude-3.5-haiku`).
+    const dashed = name.replace(/(\d)\.(\d)/g, '$1-$2');
+    const minimum = ANTHROPIC_MINIMUM.find(([pattern]) => pattern.test(dashed))?.[1];
     return anthropicCacheRules(minimum ? { minTokens: minimum } : {});
   }
   if (/^(gpt-|o\d|chatgpt-|codex-)/.test(name)) {

@@ -167,7 +167,10 @@ const SNAPSHOT = /^-(\d{4}(-?\d{2}-?\d{2})?|latest)$/;
  * (`gpt-4o-2024-08-06` -> `gpt-4o`), else a snapshot of the family it names
  * (`claude-sonnet-4` -> `claude-sonnet-4-20250514`, `codestral` -> `codestral-latest`), else the
  * shortest id of that family. A `provider/` prefix, a Bedrock region and vendor prefix
- * (`us.anthropic.`) and a Bedrock version suffix (`-v1:0`) are ignored.
+ * (`us.anthropic.`) and a Bedrock version suffix (`-v1:0`) are ignored. A name no id matches is
+ * tried once more with its dotted versions dashed: the AI Gateway and OpenRouter write
+ * `anthropic/claude-sonnet-4.5` for Anthropic's `claude-sonnet-4-5` (ids with a dot of their
+ * own, `gpt-4.1`, match before that).
  */
 export function lookupModel(
   model: string,
@@ -176,6 +179,14 @@ export function lookupModel(
   const id = model.toLowerCase().replace(/^.*\//, '');
   // Only a Bedrock id carries the version suffix: `deepseek-v3` keeps its `-v3`.
   const name = BEDROCK_PREFIX.test(id) ? id.replace(BEDROCK_PREFIX, '').replace(/-v\d+(:\d+)?$/, '') : id;
+  const dashed = name.replace(DOTTED_VERSION, '$1-$2');
+  return lookupName(name, catalog) ?? (dashed === name ? undefined : lookupName(dashed, catalog));
+}
+
+/** A version written with a dot, `4.5` in `claude-sonnet-4.5`. */
+const DOTTED_VERSION = /(\d)\.(\d)/g;
+
+function lookupName(name: string, catalog: Readonly<Record<string, ModelInfo>>): ModelInfo | undefined {
   const ids = Object.keys(catalog);
   const lower = (id: string) => id.toLowerCase();
   const exact = ids.find((id) => lower(id) === name);
