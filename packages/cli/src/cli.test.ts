@@ -125,6 +125,19 @@ describe('the baton binary', () => {
     const help = await baton('--help');
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('baton replay <file>');
+    // Every option the synopsis shows is explained on a line of its own.
+    for (const flag of [
+      '--window',
+      '--model',
+      '--pinned',
+      '--self-compact',
+      '--store',
+      '--report',
+      '--interval',
+      '--thread',
+      '--json',
+    ])
+      expect(help.stdout).toMatch(new RegExp(`^ {2}${flag} +\\S`, 'm'));
     expect((await baton()).code).toBe(2);
   });
 

@@ -40,8 +40,11 @@ ${TUNE_USAGE}
   <file>: ${Object.values(FORMATS).join('; ')}.
   --window        context window in tokens (128k, 1m or a number); default: the model's, else 128k
   --model         window, tokenizer, prices and its provider's caching rules (the bill) from the model registry
+  --pinned        tool names (comma-separated) whose calls and results Baton keeps verbatim, never folded or summarized
   --self-compact  probes with a rubric (${Object.keys(RUBRICS).join(', ')}); offline, answered by a heuristic
   --store         memory (default) or sqlite:<path>
+  --report        also write a self-contained HTML report of the replay to this path
+  --json          tune: print the sweep as JSON instead of a table
   --interval      steps between compactions of the fixed-interval baseline (default 10)
   --thread        which conversation of a file that holds several (a sub-agent, a simulation);
                   the file's threads are listed when it is read
