@@ -105,20 +105,25 @@ export async function checkpointSession(
   }
 }
 
-/** Why a projection cannot fit: what filled the context, pinned tools with their sizes first. */
+/**
+ * Why a prompt cannot fit: what filled it, largest first, the parts adding up to its `tokens`.
+ * What is not the conversation or the trailing notices is the system prompt with the notes and
+ * the tool definitions with the request's framing: one share, as the floor names it.
+ */
 export function unfitReason(
   engine: Engine,
-  projection: readonly Entry[],
-  system: string,
+  prompt: { entries: readonly Entry[]; tokens: number; trailer?: string },
   budget: number,
 ): string {
   const { counter } = engine;
   const tokensOf = (entries: readonly Entry[]) => entries.reduce((sum, e) => sum + counter.count(e), 0);
-  const groups = buildGroups(projection, engine.pinPolicy);
-  const systemEntries = groups.filter((g) => g.kind === 'system').flatMap((g) => g.entries);
+  const groups = buildGroups(prompt.entries, engine.pinPolicy);
+  const notices = prompt.trailer ? counter.text(prompt.trailer) : 0;
+  const conversation = tokensOf(groups.filter((g) => g.kind !== 'system').flatMap((g) => g.entries));
   const shares: Array<{ what: string; tokens: number }> = [
-    { what: 'system prompt and notes', tokens: counter.text(system) + tokensOf(systemEntries) },
+    { what: 'system prompt, tools and notes', tokens: Math.max(0, prompt.tokens - conversation - notices) },
   ];
+  if (notices > 0) shares.push({ what: "this step's notices", tokens: notices });
   const pinned = new Map<string, number>();
   const named = new Set<(typeof groups)[number]>();
   for (const group of groups) {
@@ -179,11 +184,11 @@ export async function unfitOutcome(
   engine: Engine,
   record: SessionRecord,
   notes: Notes,
-  prompt: { entries: readonly Entry[]; system: string; tokens: number },
+  prompt: { entries: readonly Entry[]; tokens: number; trailer?: string },
   emit: (event: BatonEventBody) => void,
 ): Promise<{ reason: string; checkpointRef: string; message: string }> {
   const budget = engine.options.inputBudget;
-  const reason = unfitReason(engine, prompt.entries, prompt.system, budget);
+  const reason = unfitReason(engine, prompt, budget);
   emit({ type: 'budget-exceeded', tokens: prompt.tokens, budget, reason });
   const checkpointRef = await recordUnfit(
     engine,

@@ -303,7 +303,24 @@ describe('Session.prepare', () => {
     });
     if (prepared.outcome !== 'unfit') throw new Error(`expected unfit, got ${prepared.outcome}`);
     expect(prepared.events.some((e) => e.type === 'budget-exceeded')).toBe(true);
-    expect(prepared.reason).toMatch(/^system prompt and notes [\d,]+ tokens \+ the current request/);
+    expect(prepared.reason).toMatch(
+      /^system prompt, tools and notes [\d,]+ tokens \+ .*the current request [\d,]+ tokens exceed/,
+    );
+  });
+
+  it("an unfit reason's parts add up to the prompt, tool definitions included", async () => {
+    // Tool schemas alone over the budget: a reason of a few tokens each would not explain it.
+    const tools = [{ name: 'search', description: words(1_500, 2), inputSchema: { type: 'object' } }];
+    const prepared = await createBaton({ contextWindow: 1_000 })
+      .session('s')
+      .prepare({ entries: [createEntry(0, 'system', 'hi'), createEntry(1, 'user', 'hello')], tools });
+    if (prepared.outcome !== 'unfit') throw new Error(`expected unfit, got ${prepared.outcome}`);
+    const parts = [...prepared.reason.matchAll(/([\d,]+) tokens/g)].map((m) =>
+      Number(m[1]!.replaceAll(',', '')),
+    );
+    expect(prepared.reason).toMatch(/^system prompt, tools and notes [\d,]+ tokens/);
+    expect(parts.reduce((a, b) => a + b, 0)).toBe(prepared.tokens.after);
+    expect(parts[0]).toBeGreaterThan(prepared.tokens.budget);
   });
 
   it('rejects an empty session id', () => {

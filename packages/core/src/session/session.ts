@@ -331,7 +331,7 @@ export class Session {
     const common = { entries: projection, system, block: notes.block, trailer, changed, notices, events };
     let prepared: Prepared = { ...common, outcome, tokens: { before, after, budget } };
     if (after > budget) {
-      const prompt = { entries: projection, system, tokens: after };
+      const prompt = { entries: projection, tokens: after, trailer };
       const unfit = await unfitOutcome(engine, record, this.notesStore, prompt, emit);
       prepared = { ...common, outcome: 'unfit', tokens: { before, after, budget }, ...unfit };
     }
