@@ -250,6 +250,28 @@ describe.concurrent('fresh npm projects on plain Node', () => {
   });
 });
 
+describe('@baton/testing/provider-wire', () => {
+  it('stubs a provider in a project without vitest: the wire entry point loads no test runner', {
+    timeout: INSTALL_TIMEOUT,
+  }, async () => {
+    const dir = await npmProject('wire-only', ['@baton/testing', '@baton/core'], { zod: '4.6.7' });
+    expect(existsSync(join(dir, 'node_modules/vitest')), 'vitest installed').toBe(false);
+    writeFileSync(
+      join(dir, 'wire.mjs'),
+      [
+        "import { anthropicWire } from '@baton/testing/provider-wire';",
+        "const wire = anthropicWire({ idPrefix: 'run-1', script: () => ({ calls: [{ name: 'ls', input: {} }] }) });",
+        "const body = { model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] };",
+        "const answer = await (await wire.fetch('https://api.anthropic.com/v1/messages', { method: 'POST', body: JSON.stringify(body) })).json();",
+        'console.log(answer.content[0].id);',
+      ].join('\n'),
+    );
+    const { code, output } = await sh(process.execPath, ['wire.mjs'], dir);
+    expect(code, output).toBe(0);
+    expect(output.trim()).toBe('toolu_run-1_1_0');
+  });
+});
+
 /** Installs, type-checks under both resolutions, and runs a project's quickstart. */
 async function runProject(project: ConsumerProject, extraEnv: Record<string, string>) {
   const dir = await npmProject(project.name, project.baton, project.registry, project.npmFlags);

@@ -31,6 +31,22 @@ describe('anthropicWire', () => {
     ]);
   });
 
+  it('answers with ids of its own idPrefix, so wires a host keeps calls across never repeat one', async () => {
+    const script = () => ({ calls: [{ name: 'ls', input: {} }] });
+    const body = { model: 'm', max_tokens: 10, messages: [user('hi')] };
+    const idsOf = async (wire: ReturnType<typeof anthropicWire>) => {
+      const json = (await (await post(wire, body)).json()) as { id: string; content: Array<{ id: string }> };
+      return [json.id, json.content[0]!.id];
+    };
+    // A restarted process answering with the same ids would pair its new call with the old result.
+    expect(await idsOf(anthropicWire({ script }))).toEqual(['msg_stub_1', 'toolu_stub_1_0']);
+    expect(await idsOf(anthropicWire({ script, idPrefix: 'run-2' }))).toEqual([
+      'msg_run-2_1',
+      'toolu_run-2_1_0',
+    ]);
+    expect(() => anthropicWire({ idPrefix: 'a b' })).toThrow(/idPrefix: expected letters, digits and '-'/);
+  });
+
   it('streams the events @ai-sdk/anthropic parses, in order, when the body asks stream: true', async () => {
     const wire = anthropicWire({ script: () => ({ text: 'on it', calls: [{ name: 'ls', input: {} }] }) });
     const response = await post(wire, { model: 'm', max_tokens: 10, stream: true, messages: [user('hi')] });

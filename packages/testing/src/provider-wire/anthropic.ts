@@ -94,8 +94,8 @@ const anthropicSpec: WireFormatSpec = {
         ? `prompt is too long: ${inputTokens} tokens > ${window} maximum`
         : `input length and \`max_tokens\` exceed context limit: ${inputTokens} + ${maxOutputTokens ?? 0} > ${window}, decrease input length or \`max_tokens\` and try again`,
     ),
-  answer: ({ request, turn, usage }) => {
-    const id = `msg_stub_${request.index + 1}`;
+  answer: ({ request, turn, usage, ids }) => {
+    const id = `msg_${ids}_${request.index + 1}`;
     const model = textOf(request.body.model);
     const content: Array<Record<string, unknown>> = [];
     if (turn.text) content.push({ type: 'text', text: turn.text });
@@ -103,7 +103,7 @@ const anthropicSpec: WireFormatSpec = {
       for (const [i, call] of turn.calls.entries())
         content.push({
           type: 'tool_use',
-          id: `toolu_stub_${request.index + 1}_${i}`,
+          id: `toolu_${ids}_${request.index + 1}_${i}`,
           name: call.name,
           input: call.input,
         });

@@ -76,7 +76,7 @@ export function bedrockWire(options: ProviderWireOptions = {}): ProviderWire {
             },
           },
         ),
-      answer: ({ request, turn, usage }) => {
+      answer: ({ request, turn, usage, ids }) => {
         if (request.stream)
           return Response.json(
             {
@@ -89,7 +89,7 @@ export function bedrockWire(options: ProviderWireOptions = {}): ProviderWire {
           for (const [i, call] of turn.calls.entries())
             content.push({
               toolUse: {
-                toolUseId: `tooluse_stub_${request.index + 1}_${i}`,
+                toolUseId: `tooluse_${ids}_${request.index + 1}_${i}`,
                 name: call.name,
                 input: call.input,
               },

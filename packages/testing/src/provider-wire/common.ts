@@ -54,6 +54,14 @@ export interface ProviderWireOptions {
   count?: (body: WireBody) => number;
   /** Cache read / write tokens to report for a request. Default: 0 and 0. */
   cacheUsage?: (request: { index: number; body: WireBody; inputTokens: number }) => WireCacheUsage;
+  /**
+   * What the ids the stub answers with carry after their kind: `toolu_<idPrefix>_3_0` is the
+   * first tool call of the third answer. Default `'stub'`: every wire answers with the same ids,
+   * which keeps counts repeatable. Give each wire its own (`randomUUID()`) where the host keeps
+   * tool calls across wires (Mastra Memory or a LangGraph checkpointer over a process restart):
+   * a host that matches results to calls by id would otherwise pair a new call with an old result.
+   */
+  idPrefix?: string;
 }
 
 /** A stub provider: the `fetch` to hand the provider package and every request it received. */
@@ -104,6 +112,8 @@ export interface WireFormatSpec {
   answer: (input: {
     request: WireRequest;
     turn: WireTurn;
+    /** The wire's `idPrefix`. */
+    ids: string;
     usage: { inputTokens: number; outputTokens: number } & WireCacheUsage;
   }) => Response;
 }
@@ -133,6 +143,11 @@ export function createWire(spec: WireFormatSpec, options: ProviderWireOptions): 
   const requests: WireRequest[] = [];
   const count = options.count ?? spec.count;
   const script = options.script ?? (({ index }: WireScriptInput) => ({ text: `answer ${index + 1}` }));
+  const ids = options.idPrefix ?? 'stub';
+  if (!/^[A-Za-z0-9-]+$/.test(ids))
+    throw new TypeError(
+      `[baton] [provider-wire] idPrefix: expected letters, digits and '-', received ${JSON.stringify(ids)}`,
+    );
   const fetch = async function providerWireFetch(input: string | URL | Request, init?: RequestInit) {
     const { url, body } = await readRequest(input, init);
     const index = requests.length;
@@ -160,6 +175,7 @@ export function createWire(spec: WireFormatSpec, options: ProviderWireOptions): 
     return spec.answer({
       request,
       turn,
+      ids,
       usage: { inputTokens, outputTokens: outputTokensOf(turn), ...cache },
     });
   };

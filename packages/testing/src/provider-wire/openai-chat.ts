@@ -87,14 +87,14 @@ const chatSpec: WireFormatSpec = {
         : `This model's maximum context length is ${window} tokens. However, you requested ${inputTokens + maxOutputTokens} tokens (${inputTokens} in the messages, ${maxOutputTokens} in the completion). Please reduce the length of the messages or completion.`,
       'messages',
     ),
-  answer: ({ request, turn, usage }) => {
+  answer: ({ request, turn, usage, ids }) => {
     const id = `chatcmpl-stub${request.index + 1}`;
     const model = textOf(request.body.model);
     const created = 1_700_000_000 + request.index;
     const toolCalls =
       'calls' in turn
         ? turn.calls.map((call, i) => ({
-            id: `call_stub_${request.index + 1}_${i}`,
+            id: `call_${ids}_${request.index + 1}_${i}`,
             type: 'function',
             function: { name: call.name, arguments: JSON.stringify(call.input) },
           }))

@@ -101,13 +101,13 @@ export function openaiResponsesWire(options: ProviderWireOptions = {}): Provider
           'Your input exceeds the context window of this model. Please adjust your input and try again.',
           'input',
         ),
-      answer: ({ request, turn, usage }) => {
+      answer: ({ request, turn, usage, ids }) => {
         const n = request.index + 1;
         const output: Array<Record<string, unknown>> = [];
         if (turn.text)
           output.push({
             type: 'message',
-            id: `msg_stub_${n}`,
+            id: `msg_${ids}_${n}`,
             status: 'completed',
             role: 'assistant',
             content: [{ type: 'output_text', text: turn.text, annotations: [] }],
@@ -116,15 +116,15 @@ export function openaiResponsesWire(options: ProviderWireOptions = {}): Provider
           for (const [i, call] of turn.calls.entries())
             output.push({
               type: 'function_call',
-              id: `fc_stub_${n}_${i}`,
-              call_id: `call_stub_${n}_${i}`,
+              id: `fc_${ids}_${n}_${i}`,
+              call_id: `call_${ids}_${n}_${i}`,
               name: call.name,
               arguments: JSON.stringify(call.input),
               status: 'completed',
             });
         for (const item of output) stored.set(textOf(item.id), item);
         const response = {
-          id: `resp_stub_${n}`,
+          id: `resp_${ids}_${n}`,
           object: 'response',
           created_at: 1_700_000_000 + n,
           status: 'completed',
