@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { filler, readFileStep } from '../controller/tool-loop.fixtures.ts';
 import { createBaton } from '../session/baton.ts';
 import { createEntry, type Entry } from '../transcript/transcript.ts';
-import { compactionNotices, warningNotice } from './notices.ts';
+import { compactionNotices, evictionNotice, warningNotice } from './notices.ts';
 
 describe('warning notice', () => {
   it('states the tokens left until compaction: compactAt × budget − tokens, never below 0', () => {
@@ -129,5 +129,24 @@ describe('compaction notices', () => {
         { stage: 'summarize', from: 1, to: 4, messages: 4 },
       ],
     });
+  });
+});
+
+describe('the eviction index', () => {
+  it("counts a span's host messages as the summary heading does: a digest stands for every message it replaced", () => {
+    // seq 2-10 had become one digest; the summary of seq 2-15 takes it in with seq 11-15.
+    const digest: Entry = {
+      ...createEntry(2, 'user', '[baton] Earlier tool calls (seq 2-10) condensed: read x4'),
+      meta: { synthetic: 'digest', span: [2, 10] },
+    };
+    const rest = [11, 12, 13, 14, 15].map((seq) =>
+      createEntry(seq, seq % 2 ? 'assistant' : 'user', `step ${seq}`),
+    );
+    const notice = evictionNotice(
+      [{ stage: 'summarize', from: 2, to: 15, entries: [digest, ...rest] }],
+      1_000,
+    );
+    expect(notice.text).toContain('- seq 2-15 (summarize, 14 messages)');
+    expect(notice.facts).toMatchObject({ spans: [{ stage: 'summarize', from: 2, to: 15, messages: 14 }] });
   });
 });

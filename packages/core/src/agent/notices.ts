@@ -5,6 +5,7 @@ import { nextWarning } from '../controller/controller.ts';
 import { previewChars } from '../ladder/stages/degrade.ts';
 import { FOLD_STAGE } from '../ladder/stages/fold-tool-results.ts';
 import { recallRangeHint, recallRefHint, resultRef } from '../ladder/stages/spans.ts';
+import { messagesHeld } from '../transcript/seq-ranges.ts';
 import {
   type Entry,
   entryText,
@@ -94,7 +95,10 @@ export function evictionNotice(spans: readonly EvictedSpan[], tokensFreed: numbe
       const single = span.entries.length === 1 && span.from === span.to;
       const how = single ? recallRefHint(span.entries[0]!.key) : recallRangeHint(span.from, span.to);
       const range = span.from === span.to ? `seq ${span.from}` : `seq ${span.from}-${span.to}`;
-      return `- ${range} (${span.stage}, ${span.entries.length} message${span.entries.length === 1 ? '' : 's'}): ${describeSpan(span.entries)} -> ${how}`;
+      // Host messages, as the summary's heading and a truncation marker count them: a digest or
+      // an earlier summary in the span stands for every message it replaced.
+      const held = messagesHeld(span.entries);
+      return `- ${range} (${span.stage}, ${held} message${held === 1 ? '' : 's'}): ${describeSpan(span.entries)} -> ${how}`;
     });
   if (folds.length > 0) {
     const from = Math.min(...folds.map((s) => s.from));
@@ -118,7 +122,7 @@ export function evictionNotice(spans: readonly EvictedSpan[], tokensFreed: numbe
         stage: span.stage,
         from: span.from,
         to: span.to,
-        messages: span.entries.length,
+        messages: messagesHeld(span.entries),
       })),
       tokensFreed,
     },
