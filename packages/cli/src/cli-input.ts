@@ -89,8 +89,12 @@ export function modelNote(model: string | undefined): string {
   const info = lookupModel(model);
   const id = Object.keys(MODEL_CATALOG).find((key) => MODEL_CATALOG[key] === info);
   if (id === undefined) return '';
-  const name = model.toLowerCase().replace(/^.*\//, '');
-  const at = name.indexOf(id.toLowerCase());
+  // Dotted versions as the AI Gateway writes them (`claude-sonnet-4.5`) match dashed ids.
+  const name = model
+    .toLowerCase()
+    .replace(/^.*\//, '')
+    .replace(/(\d)\.(\d)/g, '$1-$2');
+  const at = name.indexOf(id.toLowerCase().replace(/(\d)\.(\d)/g, '$1-$2'));
   if (at < 0) return '';
   const rest = name.slice(at + id.length);
   if (VERSION_SUFFIX.test(rest)) return '';

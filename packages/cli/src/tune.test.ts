@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readTranscript } from './cli-input.ts';
+import { modelNote, readTranscript } from './cli-input.ts';
 import { dominates } from './frontier.ts';
 import { longLoop } from './long-loop.test-support.ts';
 import { modelCalls, replay } from './replay.ts';
@@ -241,6 +241,14 @@ describe('baton tune', () => {
     expect(busy.out).toMatch(
       /refs in prompt: of the [\d,]+ times the agent used a name an earlier message showed, the share its prompt still held; first seen >10 back: the same over the [\d,]+ whose name/,
     );
+  });
+
+  it('reads dotted versions as the catalog ids they name: a typo after one is still told', () => {
+    expect(modelNote('anthropic/claude-sonnet-4.5')).toBe('');
+    expect(modelNote('anthropic/claude-sonnet-4.5-fast-typo')).toContain(
+      'is not in the catalog as it is: sized and priced as claude-sonnet-4-5',
+    );
+    expect(modelNote('gpt-4.1-mini')).toBe('');
   });
 
   it('tells which catalog model a --model name it does not hold as it is was taken for', async () => {

@@ -39,6 +39,12 @@ describe('createBaton options', () => {
     expect(fails({ model: 'gpt-4o', minCompactionGain: 1 })).toMatch(
       /minCompactionGain: .*\[0, 1\).*received 1$/,
     );
+    // An unset Number(process.env.X) reads as what it is; a string passed for a store is never echoed.
+    expect(fails({ model: 'gpt-4o', compactAt: Number.NaN })).toMatch(/compactAt: .*received NaN$/);
+    expect(fails({ model: 'gpt-4o', compactAt: '0.8' })).toMatch(/compactAt: .*received "0\.8"$/);
+    const secret = fails({ model: 'gpt-4o', store: 'postgres://admin:s3cret@db:5432/baton' });
+    expect(secret).toMatch(/store: expected a Store/);
+    expect(secret).not.toContain('s3cret');
     expect(fails({ model: 'gpt-4o', tokenizer: 'p50k' })).toMatch(/tokenizer/);
     expect(fails({ model: 'gpt-4o', keep: -1 })).toMatch(/keep/);
     expect(fails({ model: 'gpt-4o', keepRecentGroups: 2.5 })).toBe(

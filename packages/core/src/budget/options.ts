@@ -220,6 +220,19 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
+/**
+ * A refused value as the message shows it (`received 80` where 0.8 was meant): numbers and
+ * booleans as they are (NaN too: an unset `Number(process.env.X)`), a string only where a
+ * number was expected and cut short; never other strings, which may be a connection string
+ * with its password passed where a store was meant.
+ */
+function shownValue(given: unknown, issue: z.core.$ZodIssue): string | undefined {
+  if (typeof given === 'number' || typeof given === 'boolean') return String(given);
+  const numeric = issue.code === 'invalid_type' && (issue.expected === 'number' || issue.expected === 'int');
+  if (typeof given !== 'string' || !numeric) return undefined;
+  return JSON.stringify(given.length > 24 ? `${given.slice(0, 24)}…` : given);
+}
+
 function formatIssues(error: z.ZodError, input: unknown): BatonConfigError {
   const fields: string[] = [];
   const lines = error.issues.map((issue) => {
@@ -235,10 +248,10 @@ function formatIssues(error: z.ZodError, input: unknown): BatonConfigError {
           issue.code === 'invalid_type' && issue.expected === 'int'
           ? 'expected a whole number'
           : issue.message;
-    // A plain value the caller gave is shown as given (`received 80` where 0.8 was meant).
-    const given = valueAt(input, issue.path);
-    const shown = ['number', 'string', 'boolean'].includes(typeof given) && !expected.includes('received');
-    return `${field}: ${expected}${shown ? `, received ${JSON.stringify(given)}` : ''}`;
+    const received = expected.includes('received')
+      ? undefined
+      : shownValue(valueAt(input, issue.path), issue);
+    return `${field}: ${expected}${received === undefined ? '' : `, received ${received}`}`;
   });
   return new BatonConfigError(`[baton] [options] ${lines.join('; ')}`, fields);
 }
