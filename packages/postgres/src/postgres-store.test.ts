@@ -68,7 +68,7 @@ describe.skipIf(
     );
   });
 
-  it('makes and ends its own pool from a connection string', async () => {
+  it('makes and ends its own pool from a connection string, once however often it is closed', async () => {
     const own: PostgresStore = postgresStore({
       connectionString: url as string,
       schema: `baton_own_${process.pid}`,
@@ -76,5 +76,57 @@ describe.skipIf(
     await own.putDocument('n', 'k', { ok: true }, 0);
     expect((await own.getDocument('n', 'k'))?.value).toEqual({ ok: true });
     await own.close();
+    await expect(own.close()).resolves.toBeUndefined();
+  });
+
+  it('refuses a pg.Client, which cannot serve concurrent queries, saying what to pass', () => {
+    expect(() => postgresStore({ pool: new pg.Client({ connectionString: url }) as never })).toThrow(
+      /pool: expected a pg\.Pool .*pass new pg\.Pool\(\.\.\.\) or connectionString/,
+    );
+  });
+
+  it('outlives its connections being ended under it (a server restart): the next call connects afresh', async () => {
+    // Its own pool's idle connections ended by the server: without a listener for the error the
+    // pool emits, the process itself would end.
+    const name = `baton_restart_${process.pid}`;
+    const own = postgresStore({
+      connectionString: `${url}${(url as string).includes('?') ? '&' : '?'}application_name=${name}`,
+      schema: `baton_restart_${process.pid}`,
+    });
+    await own.putDocument('n', 'k', 1, 0);
+    const { rows } = await (pool as pg.Pool).query(
+      'SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = $1',
+      [name],
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await own.getDocument('n', 'k'))?.value).toBe(1);
+    await own.close();
+  });
+
+  it('runs as a role with privileges on its tables alone, once the schema is made', async () => {
+    const schema = `baton_grants_${process.pid}`;
+    const role = `baton_app_${process.pid}`;
+    const admin = pool as pg.Pool;
+    await postgresStore({ pool: admin, schema }).migrate();
+    await admin.query(`DROP ROLE IF EXISTS ${role}`);
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    await admin.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
+    await admin.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
+    const asApp = new URL(url as string);
+    asApp.username = role;
+    asApp.password = '';
+    const app = new pg.Pool({ connectionString: asApp.href });
+    try {
+      // No CREATE on the database: a migration that always ran CREATE SCHEMA failed every call.
+      const store = postgresStore({ pool: app, schema });
+      expect(await store.putDocument('s/notes', 'notes', 'plan', 0)).toEqual({ ok: true, version: 1 });
+      await store.appendArchive('s', [archiveRecord(1, 'archived as the app role')]);
+      expect((await store.getArchive('s', 'ref-1'))?.entry.parts).toHaveLength(1);
+    } finally {
+      await app.end();
+      await admin.query(`DROP OWNED BY ${role}`);
+      await admin.query(`DROP ROLE ${role}`);
+    }
   });
 });

@@ -15,9 +15,17 @@ const optionsSchema = z
     /** A `pg.Pool` you own (the store never ends it). */
     pool: z
       .custom<pg.Pool>(
-        (v) => typeof v === 'object' && v !== null && typeof (v as pg.Pool).query === 'function',
+        // A Pool counts its clients; a pg.Client has `query` too but serves one query stream,
+        // which the store's concurrent queries and transactions would break.
+        (v) =>
+          typeof v === 'object' &&
+          v !== null &&
+          typeof (v as pg.Pool).query === 'function' &&
+          typeof (v as pg.Pool).connect === 'function' &&
+          typeof (v as pg.Pool).totalCount === 'number',
         {
-          error: 'expected a pg.Pool',
+          error:
+            'expected a pg.Pool (a pg.Client is one connection, which the store cannot share between concurrent queries): pass new pg.Pool(...) or connectionString',
         },
       )
       .optional(),
@@ -97,12 +105,31 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const owned = o.pool
     ? undefined
     : new pg.Pool({ connectionString: o.connectionString, max: o.maxConnections });
+  // An idle client's connection ending (a server restart, an idle timeout) is emitted on the
+  // pool, and an 'error' event with no listener ends the process. The next query fails with its
+  // own error, which the core reports as `store-failed`; the pool then connects afresh.
+  owned?.on('error', () => undefined);
   const pool = (o.pool ?? owned) as pg.Pool;
   const s = o.schema;
   const tenant = id(o.tenant);
   let ready: Promise<void> | undefined;
+  let closing: Promise<void> | undefined;
+
+  const newerSchema = (version: number, known: number) =>
+    new Error(
+      `[baton] postgres store: schema ${s} is at version ${version}, newer than this version of @baton/postgres understands (${known})`,
+    );
 
   async function migrate(): Promise<void> {
+    // A schema already at this version needs no lock and no CREATE: an application role with
+    // privileges on the tables alone (the schema made by its owner) never needs more.
+    const steps = migrations(s);
+    const installed = await pool
+      .query<{ version: number }>(`SELECT version FROM ${s}.schema_version`)
+      .then(({ rows }) => rows[0]?.version)
+      .catch(() => undefined);
+    if (installed === steps.length) return;
+    if (installed !== undefined && installed > steps.length) throw newerSchema(installed, steps.length);
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
@@ -114,12 +141,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         | { version: number }
         | undefined;
       const current = row?.version ?? 0;
-      const steps = migrations(s);
-      if (current > steps.length) {
-        throw new Error(
-          `[baton] postgres store: schema ${s} is at version ${current}, newer than this version of @baton/postgres understands (${steps.length})`,
-        );
-      }
+      if (current > steps.length) throw newerSchema(current, steps.length);
       for (let v = current; v < steps.length; v++) await client.query(steps[v] as string);
       if (current === 0) {
         // Substring search on large archives: a trigram index when the extension is allowed.
@@ -266,8 +288,10 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       return found;
     },
 
-    async close() {
-      await owned?.end();
+    close() {
+      // Once: ending a pg.Pool twice throws.
+      closing ??= owned ? owned.end() : Promise.resolve();
+      return closing;
     },
   });
 }
