@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { lookupModel, MODEL_CATALOG } from '@baton/core';
+import { dashedVersions } from '@baton/core/internals';
 import { readSession, type Transcript } from './formats.ts';
 import { sessionFile } from './readers/session-file.ts';
 
@@ -90,11 +91,8 @@ export function modelNote(model: string | undefined): string {
   const id = Object.keys(MODEL_CATALOG).find((key) => MODEL_CATALOG[key] === info);
   if (id === undefined) return '';
   // Dotted versions as the AI Gateway writes them (`claude-sonnet-4.5`) match dashed ids.
-  const name = model
-    .toLowerCase()
-    .replace(/^.*\//, '')
-    .replace(/(\d)\.(\d)/g, '$1-$2');
-  const at = name.indexOf(id.toLowerCase().replace(/(\d)\.(\d)/g, '$1-$2'));
+  const name = dashedVersions(model.toLowerCase().replace(/^.*\//, ''));
+  const at = name.indexOf(dashedVersions(id.toLowerCase()));
   if (at < 0) return '';
   const rest = name.slice(at + id.length);
   if (VERSION_SUFFIX.test(rest)) return '';

@@ -8,6 +8,7 @@ export { NOTES_HEADING } from './agent/notes.ts';
 export { NOTICES_HEADING, renderNotices, unfitStepMessage } from './agent/notices.ts';
 export { probeAnswerSchema } from './contracts/host-model.ts';
 export { cloneJson } from './contracts/store.ts';
+export { dashedVersions } from './pricing/model-catalog.ts';
 export { probePrompt } from './probes/rubrics.ts';
 export { atClosedUnit } from './probes/self-compaction.ts';
 export {

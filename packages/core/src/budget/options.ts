@@ -17,6 +17,7 @@ import { defaultReserve, type GivenWindow, modelInfo, type WindowOptions, window
 /** Thresholds are shares of the input budget; a percentage (80) is the likely mistake. */
 const SHARE = 'expected a share of the input budget in (0, 1], e.g. 0.8 for 80%';
 const ratio = () => z.number({ error: SHARE }).gt(0, SHARE).lte(1, SHARE);
+const GAIN_SHARE = 'expected a share of the input budget in [0, 1), e.g. 0.3';
 const positiveInt = z
   .number({ error: 'expected a positive integer' })
   .int('expected an integer')
@@ -60,11 +61,7 @@ export const optionsSchema = z
      * tokens never repays that. Requested compactions (the compact tool, a probe, an overflow)
      * and prompts over the budget are not gated.
      */
-    minCompactionGain: z
-      .number({ error: 'expected a share of the input budget in [0, 1), e.g. 0.3' })
-      .min(0, 'expected a share of the input budget in [0, 1), e.g. 0.3')
-      .lt(1, 'expected a share of the input budget in [0, 1), e.g. 0.3')
-      .default(0.3),
+    minCompactionGain: z.number({ error: GAIN_SHARE }).min(0, GAIN_SHARE).lt(1, GAIN_SHARE).default(0.3),
     /**
      * Session objects kept in memory, least recently used dropped first (their ledger, state
      * and archive stay in the store; the next call for a dropped id reloads them).

@@ -23,7 +23,7 @@
  *   lifetime is not documented ("send requests with similar prefix in a short amount of time"):
  *   5 minutes here. Older Gemini models have no implicit cache.
  */
-import type { ModelPricing } from './model-catalog.ts';
+import { dashedVersions, type ModelPricing } from './model-catalog.ts';
 
 /** An Anthropic cache entry's lifetime: `'5m'` (the default) or `'1h'`. */
 export type CacheTtl = '5m' | '1h';
@@ -202,8 +202,7 @@ export function cacheRulesFor(model: string): CacheRules | undefined {
   const name = model.toLowerCase().replace(/^.*\//, '');
   if (name.includes('claude')) {
     // The AI Gateway and OpenRouter write versions with a dot (`claude-3.5-haiku`).
-    const dashed = name.replace(/(\d)\.(\d)/g, '$1-$2');
-    const minimum = ANTHROPIC_MINIMUM.find(([pattern]) => pattern.test(dashed))?.[1];
+    const minimum = ANTHROPIC_MINIMUM.find(([pattern]) => pattern.test(dashedVersions(name)))?.[1];
     return anthropicCacheRules(minimum ? { minTokens: minimum } : {});
   }
   if (/^(gpt-|o\d|chatgpt-|codex-)/.test(name)) {

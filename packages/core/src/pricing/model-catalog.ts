@@ -179,12 +179,17 @@ export function lookupModel(
   const id = model.toLowerCase().replace(/^.*\//, '');
   // Only a Bedrock id carries the version suffix: `deepseek-v3` keeps its `-v3`.
   const name = BEDROCK_PREFIX.test(id) ? id.replace(BEDROCK_PREFIX, '').replace(/-v\d+(:\d+)?$/, '') : id;
-  const dashed = name.replace(DOTTED_VERSION, '$1-$2');
+  const dashed = dashedVersions(name);
   return lookupName(name, catalog) ?? (dashed === name ? undefined : lookupName(dashed, catalog));
 }
 
-/** A version written with a dot, `4.5` in `claude-sonnet-4.5`. */
-const DOTTED_VERSION = /(\d)\.(\d)/g;
+/**
+ * A model name with its dotted versions dashed, as Anthropic writes them: the AI Gateway's and
+ * OpenRouter's `claude-sonnet-4.5` is `claude-sonnet-4-5`.
+ */
+export function dashedVersions(name: string): string {
+  return name.replace(/(\d)\.(?=\d)/g, '$1-');
+}
 
 function lookupName(name: string, catalog: Readonly<Record<string, ModelInfo>>): ModelInfo | undefined {
   const ids = Object.keys(catalog);
